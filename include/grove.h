@@ -1,0 +1,417 @@
+/*
+ * grove.h -- nested data structures ("pytrees") as interned, immutable nodes.
+ *
+ * ===========================================================================
+ * OWNERSHIP: the one rule
+ * ===========================================================================
+ * Everything lives in its arena; nothing is freed one by one. Every node, every
+ * string a function hands back, and every result of an operation is owned by
+ * the gv_arena it was built in and stays valid until gv_arena_free() (or until a
+ * gv_arena_rollback() to a mark taken before it was built).
+ *
+ * Nodes are hash-consed: building a node equal to one already in the arena
+ * returns the existing one, so structural equality of two trees of one arena is
+ * pointer equality. Nodes are immutable; any number of threads may read them.
+ * One writer at a time per arena.
+ *
+ * Every public operation is atomic: on any failure (budget exceeded, bad input,
+ * a callback's error) the arena is rolled back to what it held before the call,
+ * byte for byte, and every node the caller already had stays valid.
+ *
+ * Every function that can fail returns gv_status and fills an optional
+ * gv_error * (NULL is allowed) with a message naming the path of the failure.
+ * Accessors are NULL-tolerant: given NULL (or a node of another kind) they
+ * return 0, NULL or false.
+ *
+ * No function recurses on the C stack: depth is bounded by the arena's budget
+ * and its max_depth, never by the machine stack.
+ */
+#ifndef GROVE_H
+#define GROVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===========================================================================
+ * Version and attributes
+ * =========================================================================== */
+
+#define GV_VERSION_MAJOR 0
+#define GV_VERSION_MINOR 1
+#define GV_VERSION_PATCH 0
+#define GV_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GV_NODISCARD __attribute__((warn_unused_result))
+#define GV_PURE __attribute__((pure))
+#define GV_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define GV_NODISCARD
+#define GV_PURE
+#define GV_PRINTF(f, a)
+#endif
+
+#if defined(_WIN32) && defined(GROVE_SHARED)
+#define GV_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define GV_API __attribute__((visibility("default")))
+#else
+#define GV_API
+#endif
+
+/* ===========================================================================
+ * Status and errors
+ * =========================================================================== */
+
+typedef enum gv_status {
+  GV_OK = 0,
+  GV_ENOMEM = 1,    /* allocation failed or the arena's max_bytes was exceeded */
+  GV_EINVAL = 2,    /* bad argument (wrong kind, invalid UTF-8, bad key, ...) */
+  GV_EPARSE = 3,    /* bad literal text; line and column in gv_error */
+  GV_EDEPTH = 4,    /* nesting deeper than the arena's max_depth */
+  GV_ERANGE = 5,    /* number out of range, too many children or leaves, small buffer */
+  GV_EKEY = 6,      /* a key repeated in one dict or custom node */
+  GV_EMISMATCH = 7, /* structures do not match (same_structure, map, ...) */
+  GV_ECOUNT = 8,    /* leaf count wrong (pack_sequence_as) */
+  GV_EWIRE = 9,     /* malformed binary input; byte offset in gv_error */
+  GV_EUSER = 64     /* first code free for callbacks; returned as given */
+} gv_status;
+
+typedef struct gv_error {
+  gv_status status;
+  size_t line;    /* GV_EPARSE: 1-based line, else 0 */
+  size_t column;  /* GV_EPARSE: 1-based column (bytes), else 0 */
+  size_t offset;  /* GV_EPARSE / GV_EWIRE: byte offset, else 0 */
+  char msg[512];  /* NUL-terminated message; truncated with "..." if long */
+} gv_error;
+
+/* A static name for a status: "GV_ENOMEM", ... */
+GV_API const char *gv_status_name(gv_status s);
+
+/* ===========================================================================
+ * Arena
+ * =========================================================================== */
+
+/* One realloc-style hook: ptr NULL allocates, new_size 0 frees (and returns
+ * NULL), otherwise resizes. Returned memory must be aligned for max_align_t.
+ * As in Lua, grove assumes that a call with new_size <= old_size never fails. */
+typedef struct gv_allocator {
+  void *(*realloc)(void *ctx, void *ptr, size_t old_size, size_t new_size);
+  void *ctx;
+} gv_allocator;
+
+typedef struct gv_arena_config {
+  size_t max_bytes;          /* 0 = unlimited; counts everything the arena owns */
+  size_t max_depth;          /* 0 = GV_DEFAULT_MAX_DEPTH */
+  const gv_allocator *alloc; /* NULL = mimalloc; the struct is copied */
+  uint64_t seed;             /* intern-table probing seed (not the stable hash) */
+} gv_arena_config;
+
+#define GV_DEFAULT_MAX_DEPTH ((size_t)1 << 24)
+
+typedef struct gv_arena gv_arena;
+
+typedef struct gv_arena_stats {
+  size_t bytes_used;     /* bytes handed out by the arena's bump allocator */
+  size_t bytes_reserved; /* bytes the arena holds from its allocator, all included */
+  size_t max_bytes;      /* the budget (0 = unlimited) */
+  size_t nodes;          /* interned nodes (metadata nodes included) */
+  size_t chunks;         /* bump chunks */
+  size_t table_slots;    /* intern index slots */
+  uint64_t lookups;      /* intern lookups */
+  uint64_t hits;         /* lookups that found an existing node */
+} gv_stats;
+
+/* A position in an arena's history (see gv_arena_rollback). */
+typedef struct gv_mark {
+  size_t nodes;
+  size_t used;
+  const void *chunk;
+  size_t chunk_used;
+  uint64_t lookups, hits;
+  size_t table_slots, entries_cap, tmp_cap;
+} gv_mark;
+
+/* cfg may be NULL for the defaults. */
+GV_API GV_NODISCARD gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out);
+GV_API void gv_arena_free(gv_arena *a); /* frees every node at once; NULL is fine */
+GV_API void gv_arena_stats(const gv_arena *a, gv_stats *out);
+/* Marks nest. Rolling back to a mark drops every node built since it was taken
+ * (their pointers become invalid) and restores the arena exactly. */
+GV_API gv_mark gv_arena_mark(const gv_arena *a);
+GV_API void gv_arena_rollback(gv_arena *a, const gv_mark *m);
+/* The i-th interned node in creation order (i < stats.nodes), or NULL. */
+GV_API const struct gv_node *gv_arena_node_at(const gv_arena *a, size_t i);
+
+/* ===========================================================================
+ * Nodes
+ * =========================================================================== */
+
+typedef struct gv_node gv_node;
+
+typedef enum gv_node_kind {
+  GV_INVALID = 0, /* what gv_kind(NULL) says */
+  /* leaves */
+  GV_NONE,
+  GV_BOOL,
+  GV_INT,
+  GV_FLOAT,
+  GV_STR,
+  GV_BYTES,
+  GV_HANDLE, /* opaque 64-bit host handle, printed &17 */
+  GV_STAR,   /* the placeholder of a structure, printed * */
+  /* containers */
+  GV_LIST,
+  GV_TUPLE,
+  GV_DICT,
+  GV_ODICT, /* OrderedDict */
+  GV_DDICT, /* defaultdict */
+  GV_NAMEDTUPLE,
+  GV_DEQUE,
+  GV_CUSTOM,
+  /* metadata nodes: never children of a value, reachable through accessors */
+  GV_KEYSET, /* a dict's keys in insertion order + the cached sorted order */
+  GV_SCHEMA, /* a namedtuple's type name and field names */
+  GV_CTYPE   /* a custom node's type name, path keys and metadata */
+} gv_node_kind;
+
+/* Node flags, computed once when a node is interned. */
+#define GV_F_CANONICAL 0x01u /* every dict/defaultdict below has sorted insertion order */
+#define GV_F_HAS_LIST 0x02u  /* some list in the subtree (the node itself included) */
+#define GV_F_STRUCTURE 0x04u /* every leaf is * */
+#define GV_F_SHAPE 0x08u     /* list/tuple whose children are all int, bool or None */
+#define GV_F_HAS_NONE 0x10u  /* some None in the subtree */
+
+/* Key order (dict and defaultdict traversal; optree's rule):
+ * if all keys are mutually comparable in Python's sense -- numbers (bool, int,
+ * float) together, or all str (by code point), or all bytes, or all tuples
+ * (element-wise, shorter prefix first) -- they go in natural ascending order;
+ * otherwise by the Python type name of the key (NoneType < bool < bytes < float
+ * < int < str < tuple), then by value. Where Python itself would give up
+ * (incomparable tuple elements), grove compares elements by the same rule, so
+ * the order is total and deterministic. NaN sorts after every other number.
+ * Keys are None, bool, int, float, str, bytes, or tuples of keys (nested at most
+ * GV_MAX_KEY_DEPTH deep). Keys equal in Python (1, 1.0 and True) are the same
+ * key: repeating one in a dict is GV_EKEY. */
+#define GV_MAX_KEY_DEPTH 64
+
+/* --- leaves (each returns the one interned node for its value) --- */
+GV_API GV_NODISCARD gv_status gv_none(gv_arena *a, const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_bool(gv_arena *a, bool v, const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_int(gv_arena *a, int64_t v, const gv_node **out, gv_error *err);
+/* Every NaN is the same node. -0.0 and 0.0 are different nodes. */
+GV_API GV_NODISCARD gv_status gv_float(gv_arena *a, double v, const gv_node **out, gv_error *err);
+/* s must be valid UTF-8 (no surrogates); it is copied. */
+GV_API GV_NODISCARD gv_status gv_str(gv_arena *a, const char *s, size_t len, const gv_node **out,
+                                     gv_error *err);
+GV_API GV_NODISCARD gv_status gv_bytes(gv_arena *a, const void *p, size_t len, const gv_node **out,
+                                       gv_error *err);
+GV_API GV_NODISCARD gv_status gv_handle(gv_arena *a, uint64_t h, const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_star(gv_arena *a, const gv_node **out, gv_error *err);
+
+/* --- containers: children are nodes of the same arena, given in insertion
+ * order; n may be 0 (items/keys/values may then be NULL) --- */
+GV_API GV_NODISCARD gv_status gv_list(gv_arena *a, const gv_node *const *items, size_t n,
+                                      const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_tuple(gv_arena *a, const gv_node *const *items, size_t n,
+                                       const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_dict(gv_arena *a, const gv_node *const *keys,
+                                      const gv_node *const *values, size_t n, const gv_node **out,
+                                      gv_error *err);
+GV_API GV_NODISCARD gv_status gv_odict(gv_arena *a, const gv_node *const *keys,
+                                       const gv_node *const *values, size_t n, const gv_node **out,
+                                       gv_error *err);
+/* factory: a str node (the factory's name, e.g. "list"). */
+GV_API GV_NODISCARD gv_status gv_ddict(gv_arena *a, const gv_node *factory,
+                                       const gv_node *const *keys, const gv_node *const *values,
+                                       size_t n, const gv_node **out, gv_error *err);
+/* type_name and every field name: str nodes, names distinct. */
+GV_API GV_NODISCARD gv_status gv_namedtuple(gv_arena *a, const gv_node *type_name,
+                                            const gv_node *const *fields,
+                                            const gv_node *const *values, size_t n,
+                                            const gv_node **out, gv_error *err);
+/* maxlen < 0 means None. */
+GV_API GV_NODISCARD gv_status gv_deque(gv_arena *a, const gv_node *const *items, size_t n,
+                                       int64_t maxlen, const gv_node **out, gv_error *err);
+/* type_name: str node. keys: NULL for positional children, else n distinct keys
+ * (paths use them; the default metadata is then the tuple of keys).
+ * meta: NULL for none, else any node. */
+GV_API GV_NODISCARD gv_status gv_custom(gv_arena *a, const gv_node *type_name,
+                                        const gv_node *const *keys, const gv_node *const *children,
+                                        size_t n, const gv_node *meta, const gv_node **out,
+                                        gv_error *err);
+/* A container of the same kind and metadata as tmpl (keys, factory, maxlen,
+ * type, ...) with new children in insertion order (n must be tmpl's arity). */
+GV_API GV_NODISCARD gv_status gv_rebuild(gv_arena *a, const gv_node *tmpl,
+                                         const gv_node *const *children, const gv_node **out,
+                                         gv_error *err);
+
+/* --- inspection (O(1), NULL-tolerant) --- */
+GV_API GV_PURE gv_node_kind gv_kind(const gv_node *n);
+GV_API GV_PURE size_t gv_arity(const gv_node *n);  /* children of a container, 0 for leaves */
+/* Child i in insertion order. */
+GV_API GV_PURE const gv_node *gv_child(const gv_node *n, size_t i);
+/* Key of child i in insertion order (dicts, keyed custom nodes), else NULL. */
+GV_API GV_PURE const gv_node *gv_key(const gv_node *n, size_t i);
+/* Insertion index of the i-th child in traversal order (sorted keys for dict
+ * and defaultdict, identity for everything else). */
+GV_API GV_PURE size_t gv_order_index(const gv_node *n, size_t i);
+GV_API GV_PURE uint64_t gv_num_leaves(const gv_node *n); /* a leaf counts 1 */
+GV_API GV_PURE size_t gv_depth(const gv_node *n);        /* leaf 0, container 1 + max child */
+GV_API GV_PURE uint64_t gv_hash(const gv_node *n);       /* stable Merkle hash */
+GV_API GV_PURE unsigned gv_flags(const gv_node *n);
+GV_API GV_PURE bool gv_is_nested(const gv_node *n); /* true for every container */
+GV_API GV_PURE bool gv_is_leaf(const gv_node *n);
+GV_API GV_PURE bool gv_is_key(const gv_node *n); /* may serve as a dict key */
+
+GV_API GV_PURE bool gv_get_bool(const gv_node *n);
+GV_API GV_PURE int64_t gv_get_int(const gv_node *n); /* bool gives 0/1 */
+GV_API GV_PURE double gv_get_float(const gv_node *n);
+GV_API GV_PURE uint64_t gv_get_handle(const gv_node *n);
+/* str and bytes: the data (NUL-terminated for convenience) and its length. */
+GV_API const char *gv_get_str(const gv_node *n, size_t *len);
+GV_API const void *gv_get_bytes(const gv_node *n, size_t *len);
+
+/* Python type name: "NoneType", "bool", ..., "list", "dict", "OrderedDict",
+ * "defaultdict", "deque", and the type name of a namedtuple or custom node. */
+GV_API const char *gv_type_name(const gv_node *n, size_t *len);
+/* The metadata node: the keyset of a dict kind, the schema of a namedtuple,
+ * the ctype of a custom node; NULL otherwise. */
+GV_API GV_PURE const gv_node *gv_meta(const gv_node *n);
+GV_API GV_PURE const gv_node *gv_ddict_factory(const gv_node *n); /* str node */
+/* deque maxlen; -1 for None (and for non-deques). */
+GV_API GV_PURE int64_t gv_deque_maxlen(const gv_node *n);
+GV_API GV_PURE const gv_node *gv_field_name(const gv_node *n, size_t i); /* namedtuple */
+/* A custom node's explicit metadata (or its tuple of keys when none was
+ * given, or NULL); and whether its children are keyed. */
+GV_API GV_PURE const gv_node *gv_custom_meta(const gv_node *n);
+GV_API GV_PURE bool gv_custom_keyed(const gv_node *n);
+/* Keysets: whether insertion order is already sorted; the sorted twin. */
+GV_API GV_PURE bool gv_keyset_sorted(const gv_node *keyset);
+GV_API GV_PURE const gv_node *gv_keyset_twin(const gv_node *keyset);
+/* The child under key k of a dict kind or keyed custom node, or NULL.
+ * O(log n) for dicts. */
+GV_API const gv_node *gv_get(const gv_node *n, const gv_node *key);
+/* Compare two keys by the key order above (<0, 0, >0). */
+GV_API int gv_key_cmp(const gv_node *x, const gv_node *y);
+
+/* ===========================================================================
+ * Flatten, structure, paths, pack
+ * =========================================================================== */
+
+/* Leaves of t in traversal order into out[0..cap); *n_out = gv_num_leaves(t).
+ * Allocates nothing. GV_ERANGE (and nothing written past cap) if cap is small. */
+GV_API GV_NODISCARD gv_status gv_flatten(const gv_node *t, const gv_node **out, size_t cap,
+                                         size_t *n_out, gv_error *err);
+/* t with every leaf replaced by *. O(1) if t has GV_F_STRUCTURE. */
+GV_API GV_NODISCARD gv_status gv_structure(gv_arena *a, const gv_node *t, const gv_node **out,
+                                           gv_error *err);
+
+/* Called once per leaf in traversal order with its path: path[0..depth) are
+ * the entries from the root (int nodes for positions, key nodes for keys). */
+typedef gv_status (*gv_path_fn)(void *ctx, const gv_node *const *path, size_t depth,
+                                const gv_node *leaf);
+GV_API GV_NODISCARD gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn,
+                                            void *ctx, gv_error *err);
+/* A list of (path, leaf) tuples, path a tuple of entries. */
+GV_API GV_NODISCARD gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t,
+                                                   const gv_node **out, gv_error *err);
+/* structure rebuilt with leaves[0..n) in traversal order (its own leaf values
+ * are ignored). GV_ECOUNT, "too few leaves: structure holds 2, got 1". */
+GV_API GV_NODISCARD gv_status gv_pack_sequence_as(gv_arena *a, const gv_node *structure,
+                                                  const gv_node *const *leaves, size_t n,
+                                                  const gv_node **out, gv_error *err);
+
+/* ===========================================================================
+ * Transforms
+ * =========================================================================== */
+
+/* What a traverse callback decides for a subtree. */
+typedef enum gv_visit {
+  GV_VISIT_KEEP = 0, /* top-down: descend (a leaf stays); bottom-up: keep */
+  GV_VISIT_NONE,     /* the subtree becomes None (top-down: not descended) */
+  GV_VISIT_REPLACE   /* the subtree becomes *replacement (top-down: not descended) */
+} gv_visit;
+
+typedef gv_status (*gv_traverse_fn)(void *ctx, gv_arena *a, const gv_node *node,
+                                    gv_visit *action, const gv_node **replacement);
+GV_API GV_NODISCARD gv_status gv_traverse(gv_arena *a, const gv_node *t, bool top_down,
+                                          gv_traverse_fn fn, void *ctx, const gv_node **out,
+                                          gv_error *err);
+
+/* f gets the n values found at one position of the n trees (leaves for map,
+ * subtrees for map_up_to, shapes or leaves for map_shape) and sets *out. */
+typedef gv_status (*gv_map_fn)(void *ctx, gv_arena *a, const gv_node *const *values, size_t n,
+                               const gv_node **out);
+GV_API GV_NODISCARD gv_status gv_map(gv_arena *a, gv_map_fn f, void *ctx,
+                                     const gv_node *const *trees, size_t ntrees,
+                                     bool none_is_leaf, const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f,
+                                           void *ctx, const gv_node *const *trees, size_t ntrees,
+                                           const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_map_shape(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *t,
+                                           const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t,
+                                                 const gv_node **out, gv_error *err);
+/* The ordering pass. changed may be NULL; *changed == (*out != t). */
+GV_API GV_NODISCARD gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out,
+                                       bool *changed, gv_error *err);
+
+/* ===========================================================================
+ * Compare
+ * =========================================================================== */
+
+/* GV_OK if b matches a (SEMANTICS.md's match relation), else GV_EMISMATCH with
+ * "at PATH: ..." in err. */
+GV_API GV_NODISCARD gv_status gv_same_structure(gv_arena *a, const gv_node *x, const gv_node *y,
+                                                gv_error *err);
+/* GV_OK if the path sets are equal, else GV_EMISMATCH listing both differences. */
+GV_API GV_NODISCARD gv_status gv_same_paths(gv_arena *a, const gv_node *x, const gv_node *y,
+                                            gv_error *err);
+/* *result: t matches shallow down to shallow's leaves (map_up_to would accept it). */
+GV_API GV_NODISCARD gv_status gv_is_prefix(gv_arena *a, const gv_node *shallow, const gv_node *t,
+                                           bool *result, gv_error *err);
+
+/* ===========================================================================
+ * Text: literal notation (a superset of JSON) and printers
+ * =========================================================================== */
+
+/* A sink for printers and encoders; a non-OK status aborts. */
+typedef gv_status (*gv_write_fn)(void *ctx, const char *data, size_t len);
+
+GV_API GV_NODISCARD gv_status gv_parse(gv_arena *a, const char *text, size_t len,
+                                       const gv_node **out, gv_error *err);
+/* Python repr style (../shared/CLI.md). Scratch memory counts toward the
+ * arena's budget during the call and is released after it. */
+GV_API GV_NODISCARD gv_status gv_print(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
+                                       gv_error *err);
+/* JSON; GV_EINVAL where the tree has no JSON form (bytes, handles, *, nan,
+ * inf, non-str keys). Dicts print in insertion order. */
+GV_API GV_NODISCARD gv_status gv_print_json(gv_arena *a, const gv_node *n, gv_write_fn w,
+                                            void *ctx, gv_error *err);
+/* Either printer into a NUL-terminated string owned by the arena. */
+GV_API GV_NODISCARD gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json,
+                                           const char **out, size_t *len, gv_error *err);
+
+/* ===========================================================================
+ * Wire: binary format and fingerprints
+ * =========================================================================== */
+
+GV_API GV_NODISCARD gv_status gv_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
+                                        gv_error *err);
+GV_API GV_NODISCARD gv_status gv_decode(gv_arena *a, const void *data, size_t len,
+                                        const gv_node **out, gv_error *err);
+/* XXH3-128 of the canonical encoding, stable across arenas, processes,
+ * machines and releases of one format version. */
+GV_API GV_NODISCARD gv_status gv_fingerprint(gv_arena *a, const gv_node *n, uint8_t out[16],
+                                             gv_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GROVE_H */

@@ -1,0 +1,222 @@
+/* arena.c -- bump chunks, the budget, marks and rollback, stats. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+#if defined(GROVE_SANITIZE)
+#include <sanitizer/asan_interface.h>
+#define GV__POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define GV__UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#include <mimalloc.h>
+#define GV__POISON(p, n) ((void)(p), (void)(n))
+#define GV__UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+#define GV__ALIGN 16u
+#define GV__CHUNK_HDR ((sizeof(gv__chunk) + GV__ALIGN - 1) & ~(size_t)(GV__ALIGN - 1))
+#define GV__CHUNK_MIN ((size_t)4096)
+#define GV__CHUNK_MAX ((size_t)1 << 20)
+
+/* The default hook. Sanitizer builds use plain malloc so ASan sees every
+ * block; others use mimalloc's thread-safe entry points, so an arena may move
+ * between threads (one writer at a time). */
+static void *gv__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+  (void)ctx;
+  (void)old_size;
+#if defined(GROVE_SANITIZE)
+  if (new_size == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, new_size);
+#else
+  if (new_size == 0) {
+    mi_free(ptr);
+    return NULL;
+  }
+  return mi_realloc(ptr, new_size);
+#endif
+}
+
+static int gv__budget_ok(const gv_arena *a, size_t more) {
+  return a->max_bytes == 0 || (a->reserved <= a->max_bytes && more <= a->max_bytes - a->reserved);
+}
+
+void *gv__raw_alloc(gv_arena *a, size_t size) { return gv__raw_realloc(a, NULL, 0, size); }
+
+void *gv__raw_realloc(gv_arena *a, void *p, size_t old_size, size_t new_size) {
+  if (new_size == 0) {
+    gv__raw_free(a, p, old_size);
+    return NULL;
+  }
+  if (new_size > old_size && !gv__budget_ok(a, new_size - old_size)) return NULL;
+  void *q = a->alloc.realloc(a->alloc.ctx, p, old_size, new_size);
+  if (!q) {
+    if (new_size <= old_size) return p; /* a shrink that failed: keep the block */
+    return NULL;
+  }
+  a->reserved = a->reserved - old_size + new_size;
+  return q;
+}
+
+void gv__raw_free(gv_arena *a, void *p, size_t size) {
+  if (!p) return;
+  a->alloc.realloc(a->alloc.ctx, p, size, 0);
+  a->reserved -= size;
+}
+
+static char *gv__chunk_data(gv__chunk *c) { return (char *)c + GV__CHUNK_HDR; }
+
+static gv__chunk *gv__chunk_new(gv_arena *a, size_t need) {
+  size_t size = GV__CHUNK_MIN << (a->nchunks / 2 < 8 ? a->nchunks / 2 : 8);
+  if (size > GV__CHUNK_MAX) size = GV__CHUNK_MAX;
+  if (need > size / 2) size = need; /* big requests get a chunk of their own */
+  if (a->max_bytes) {
+    size_t room = a->max_bytes > a->reserved ? a->max_bytes - a->reserved : 0;
+    if (room < GV__CHUNK_HDR + need) return NULL;
+    if (size > room - GV__CHUNK_HDR) size = room - GV__CHUNK_HDR;
+  }
+  if (size > SIZE_MAX - GV__CHUNK_HDR) return NULL;
+  gv__chunk *c = gv__raw_alloc(a, GV__CHUNK_HDR + size);
+  if (!c) return NULL;
+  c->prev = a->chunk;
+  c->size = size;
+  c->used = 0;
+  GV__POISON(gv__chunk_data(c), size);
+  a->chunk = c;
+  a->nchunks++;
+  return c;
+}
+
+void *gv__alloc(gv_arena *a, size_t size) {
+  if (size > SIZE_MAX - GV__ALIGN) return NULL;
+  size = (size + GV__ALIGN - 1) & ~(size_t)(GV__ALIGN - 1);
+  gv__chunk *c = a->chunk;
+  if (!c || c->size - c->used < size) {
+    c = gv__chunk_new(a, size);
+    if (!c) return NULL;
+  }
+  char *p = gv__chunk_data(c) + c->used;
+  c->used += size;
+  a->used += size;
+  GV__UNPOISON(p, size);
+  return p;
+}
+
+void *gv__tmp(gv_arena *a, size_t size) {
+  if (size <= a->tmp_cap) return a->tmp;
+  size_t cap = a->tmp_cap ? a->tmp_cap : 256;
+  while (cap < size) {
+    if (cap > SIZE_MAX / 2) return NULL;
+    cap *= 2;
+  }
+  /* contents need not survive; the old block stays until the new one is had,
+   * so the scratch never shrinks except by rollback */
+  void *p = gv__raw_alloc(a, cap);
+  if (!p) return NULL;
+  gv__raw_free(a, a->tmp, a->tmp_cap);
+  a->tmp = p;
+  a->tmp_cap = cap;
+  return p;
+}
+
+gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
+  gv_arena_config def = {0, 0, NULL, 0};
+  if (!out) return GV_EINVAL;
+  *out = NULL;
+  if (!cfg) cfg = &def;
+  gv_allocator al = {gv__default_realloc, NULL};
+  if (cfg->alloc) {
+    if (!cfg->alloc->realloc) return GV_EINVAL;
+    al = *cfg->alloc;
+  }
+  if (cfg->max_bytes && cfg->max_bytes < sizeof(gv_arena)) return GV_ENOMEM;
+  gv_arena *a = al.realloc(al.ctx, NULL, 0, sizeof *a);
+  if (!a) return GV_ENOMEM;
+  memset(a, 0, sizeof *a);
+  a->alloc = al;
+  a->max_bytes = cfg->max_bytes;
+  a->max_depth = cfg->max_depth ? cfg->max_depth : GV_DEFAULT_MAX_DEPTH;
+  a->seed = cfg->seed;
+  a->reserved = sizeof *a;
+  *out = a;
+  return GV_OK;
+}
+
+void gv_arena_free(gv_arena *a) {
+  if (!a) return;
+  while (a->chunk) {
+    gv__chunk *c = a->chunk;
+    a->chunk = c->prev;
+    GV__UNPOISON(gv__chunk_data(c), c->size);
+    gv__raw_free(a, c, GV__CHUNK_HDR + c->size);
+  }
+  gv__intern_free(a);
+  gv__raw_free(a, a->tmp, a->tmp_cap);
+  gv_allocator al = a->alloc;
+  al.realloc(al.ctx, a, sizeof *a, 0);
+}
+
+void gv_arena_stats(const gv_arena *a, gv_stats *out) {
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  if (!a) return;
+  out->bytes_used = a->used;
+  out->bytes_reserved = a->reserved;
+  out->max_bytes = a->max_bytes;
+  out->nodes = a->nentries;
+  out->chunks = a->nchunks;
+  out->table_slots = a->nslots;
+  out->lookups = a->lookups;
+  out->hits = a->hits;
+}
+
+gv_mark gv_arena_mark(const gv_arena *a) {
+  gv_mark m;
+  memset(&m, 0, sizeof m);
+  if (!a) return m;
+  m.nodes = a->nentries;
+  m.used = a->used;
+  m.chunk = a->chunk;
+  m.chunk_used = a->chunk ? a->chunk->used : 0;
+  m.lookups = a->lookups;
+  m.hits = a->hits;
+  m.table_slots = a->nslots;
+  m.entries_cap = a->entries_cap;
+  m.tmp_cap = a->tmp_cap;
+  return m;
+}
+
+void gv_arena_rollback(gv_arena *a, const gv_mark *m) {
+  if (!a || !m) return;
+  gv__intern_rollback(a, m);
+  while (a->chunk && a->chunk != m->chunk) {
+    gv__chunk *c = a->chunk;
+    a->chunk = c->prev;
+    a->nchunks--;
+    GV__UNPOISON(gv__chunk_data(c), c->size);
+    gv__raw_free(a, c, GV__CHUNK_HDR + c->size);
+  }
+  if (a->chunk) {
+    gv__chunk *c = a->chunk;
+    GV__POISON(gv__chunk_data(c) + m->chunk_used, c->size - m->chunk_used);
+    c->used = m->chunk_used;
+  }
+  a->used = m->used;
+  if (a->tmp_cap != m->tmp_cap) {
+    if (m->tmp_cap == 0) {
+      gv__raw_free(a, a->tmp, a->tmp_cap);
+      a->tmp = NULL;
+    } else if (m->tmp_cap < a->tmp_cap) {
+      a->tmp = gv__raw_realloc(a, a->tmp, a->tmp_cap, m->tmp_cap);
+    }
+    a->tmp_cap = m->tmp_cap;
+  }
+  a->lookups = m->lookups;
+  a->hits = m->hits;
+}
+
+const gv_node *gv_arena_node_at(const gv_arena *a, size_t i) {
+  return a && i < a->nentries ? a->entries[i] : NULL;
+}

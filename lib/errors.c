@@ -1,0 +1,89 @@
+/* errors.c -- status names, error messages, small text buffers, scratch vectors. */
+#include "internal.h"
+
+#include <stdio.h>
+
+const char *gv_status_name(gv_status s) {
+  switch (s) {
+  case GV_OK: return "GV_OK";
+  case GV_ENOMEM: return "GV_ENOMEM";
+  case GV_EINVAL: return "GV_EINVAL";
+  case GV_EPARSE: return "GV_EPARSE";
+  case GV_EDEPTH: return "GV_EDEPTH";
+  case GV_ERANGE: return "GV_ERANGE";
+  case GV_EKEY: return "GV_EKEY";
+  case GV_EMISMATCH: return "GV_EMISMATCH";
+  case GV_ECOUNT: return "GV_ECOUNT";
+  case GV_EWIRE: return "GV_EWIRE";
+  default: return s >= GV_EUSER ? "GV_EUSER" : "GV_E?";
+  }
+}
+
+gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap) {
+  if (err) {
+    err->status = s;
+    err->line = err->column = err->offset = 0;
+    int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    if (n >= (int)sizeof err->msg) memcpy(err->msg + sizeof err->msg - 4, "...", 4);
+  }
+  return s;
+}
+
+gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  gv__verr(err, s, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+gv_status gv__oom(gv_error *err) {
+  return gv__err(err, GV_ENOMEM, "out of memory budget");
+}
+
+void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n) {
+  if (b->cap == 0) return;
+  size_t room = b->cap - 1 - b->len;
+  if (n > room) {
+    n = room;
+    b->truncated = 1;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+}
+
+void gv__sbuf_puts(gv__sbuf *b, const char *s) { gv__sbuf_put(b, s, strlen(s)); }
+
+void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth) {
+  gv__sbuf_put(b, "(", 1);
+  for (size_t i = 0; i < depth; i++) {
+    if (i) gv__sbuf_put(b, ", ", 2);
+    gv__sbuf_repr_key(b, path[i]);
+  }
+  if (depth == 1) gv__sbuf_put(b, ",", 1);
+  gv__sbuf_put(b, ")", 1);
+}
+
+gv_status gv__vec_reserve(gv_arena *a, gv__vec *v, size_t extra) {
+  if (v->cap - v->len >= extra) return GV_OK;
+  size_t need = v->len + extra;
+  if (need < v->len) return GV_ENOMEM;
+  size_t cap = v->cap ? v->cap : 16;
+  while (cap < need) {
+    if (cap > SIZE_MAX / 2) return GV_ENOMEM;
+    cap *= 2;
+  }
+  if (cap > SIZE_MAX / v->elem) return GV_ENOMEM;
+  void *p = gv__raw_realloc(a, v->p, v->cap * v->elem, cap * v->elem);
+  if (!p) return GV_ENOMEM;
+  v->p = p;
+  v->cap = cap;
+  return GV_OK;
+}
+
+void gv__vec_free(gv_arena *a, gv__vec *v) {
+  if (v->p) gv__raw_free(a, v->p, v->cap * v->elem);
+  v->p = NULL;
+  v->len = v->cap = 0;
+}

@@ -1,0 +1,197 @@
+/* flatten.c -- flatten, structure, paths, pack_sequence_as. */
+#include "internal.h"
+
+/* Leaves go to the front of out, the pending subtrees are kept at its back:
+ * every pending subtree holds at least one leaf not yet written, so the two
+ * ends never meet and no other memory is needed, however deep the tree. */
+gv_status gv_flatten(const gv_node *t, const gv_node **out, size_t cap, size_t *n_out,
+                     gv_error *err) {
+  if (!t) return gv__err(err, GV_EINVAL, "NULL tree");
+  uint64_t total = gv_num_leaves(t);
+  if (n_out) *n_out = (size_t)total;
+  if (total > cap)
+    return gv__err(err, GV_ERANGE, "output holds %zu leaves, the tree has %llu", cap,
+                   (unsigned long long)total);
+  if (total == 0) return GV_OK;
+  if (!out) return gv__err(err, GV_EINVAL, "NULL output");
+  size_t N = (size_t)total, pos = 0, sp = N;
+  out[--sp] = t;
+  while (sp < N) {
+    const gv_node *n = out[sp++];
+    if (gv__is_leaf_kind(n->kind)) {
+      out[pos++] = n;
+      continue;
+    }
+    const gv__cont *c = GV__CONT(n);
+    size_t k = n->arity;
+    if (c->depth == 1) { /* children are all leaves */
+      if (gv__is_dict_kind(n->kind) && n->kind != GV_ODICT && GV__CONT(c->meta)->perm) {
+        const uint32_t *perm = GV__CONT(c->meta)->perm;
+        for (size_t i = 0; i < k; i++) out[pos + i] = c->kids[perm[i]];
+      } else {
+        memcpy((void *)(out + pos), c->kids, k * sizeof *out);
+      }
+      pos += k;
+      continue;
+    }
+    for (size_t i = k; i-- > 0;) {
+      const gv_node *ch = gv__trav_child(n, i);
+      if (gv_num_leaves(ch)) out[--sp] = ch;
+    }
+  }
+  return GV_OK;
+}
+
+/* --- structure --- */
+
+static gv_status gv__structure_pre(gv__walk *w, const gv_node *n, int *descend,
+                                   const gv_node **res) {
+  if (n->flags & GV_F_STRUCTURE) {
+    *descend = 0;
+    *res = n;
+    return GV_OK;
+  }
+  if (gv__is_leaf_kind(n->kind)) {
+    *descend = 0;
+    return gv_star(w->a, res, w->err);
+  }
+  return GV_OK;
+}
+
+gv_status gv_structure(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
+  if (!a || !t || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  if (t->flags & GV_F_STRUCTURE) {
+    *out = t;
+    return GV_OK;
+  }
+  static const gv__walk_ops ops = {gv__structure_pre, NULL};
+  gv_mark m = gv_arena_mark(a);
+  gv_status s = gv__walk_run(a, t, &ops, NULL, out, err);
+  if (s != GV_OK) gv_arena_rollback(a, &m);
+  return s;
+}
+
+/* --- pack_sequence_as --- */
+
+typedef struct gv__pack {
+  const gv_node *const *leaves;
+  size_t next;
+} gv__pack;
+
+static gv_status gv__pack_pre(gv__walk *w, const gv_node *n, int *descend, const gv_node **res) {
+  gv__pack *p = w->ctx;
+  if (gv__is_leaf_kind(n->kind)) {
+    *descend = 0;
+    *res = p->leaves[p->next++];
+    return GV_OK;
+  }
+  if (GV__CONT(n)->num_leaves == 0) { /* nothing to fill: the same node */
+    *descend = 0;
+    *res = n;
+  }
+  return GV_OK;
+}
+
+gv_status gv_pack_sequence_as(gv_arena *a, const gv_node *structure, const gv_node *const *leaves,
+                              size_t n, const gv_node **out, gv_error *err) {
+  if (!a || !structure || !out || (n && !leaves)) return gv__err(err, GV_EINVAL, "NULL argument");
+  uint64_t holds = gv_num_leaves(structure);
+  if (holds != n)
+    return gv__err(err, GV_ECOUNT, "too %s leaves: structure holds %llu, got %zu",
+                   n < holds ? "few" : "many", (unsigned long long)holds, n);
+  for (size_t i = 0; i < n; i++) {
+    if (!leaves[i] || !(leaves[i]->kind >= GV_NONE && leaves[i]->kind <= GV_CUSTOM))
+      return gv__err(err, GV_EINVAL, "leaf %zu is not a value node", i);
+  }
+  static const gv__walk_ops ops = {gv__pack_pre, NULL};
+  gv__pack p = {leaves, 0};
+  gv_mark m = gv_arena_mark(a);
+  gv_status s = gv__walk_run(a, structure, &ops, &p, out, err);
+  if (s != GV_OK) gv_arena_rollback(a, &m);
+  return s;
+}
+
+/* --- paths --- */
+
+typedef struct gv__pframe {
+  const gv_node *node;
+  size_t next;
+} gv__pframe;
+
+static gv_status gv__walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx,
+                                gv_error *err) {
+  if (gv__is_leaf_kind(t->kind)) return fn(ctx, NULL, 0, t);
+  gv__vec frames, path;
+  gv__vec_init(&frames, sizeof(gv__pframe));
+  gv__vec_init(&path, sizeof(const gv_node *));
+  gv_status s = GV_OK;
+  gv__pframe root = {t, 0};
+  if ((s = gv__vec_push(a, &frames, &root)) != GV_OK) goto oom;
+  while (frames.len) {
+    gv__pframe *f = &GV__VEC_AT(&frames, gv__pframe, frames.len - 1);
+    if (f->next == f->node->arity) {
+      frames.len--;
+      if (path.len) path.len--;
+      continue;
+    }
+    size_t ix = gv__trav_index(f->node, f->next++);
+    const gv_node *ch = GV__CONT(f->node)->kids[ix];
+    if (gv_num_leaves(ch) == 0) continue;
+    const gv_node *entry;
+    if ((s = gv__path_entry(a, f->node, ix, &entry)) != GV_OK) goto oom;
+    if ((s = gv__vec_push(a, &path, &entry)) != GV_OK) goto oom;
+    if (gv__is_leaf_kind(ch->kind)) {
+      s = fn(ctx, path.p, path.len, ch);
+      if (s != GV_OK) goto done;
+      path.len--;
+    } else {
+      gv__pframe nf = {ch, 0};
+      if ((s = gv__vec_push(a, &frames, &nf)) != GV_OK) goto oom;
+    }
+  }
+  goto done;
+oom:
+  s = gv__oom(err);
+done:
+  gv__vec_free(a, &frames);
+  gv__vec_free(a, &path);
+  return s;
+}
+
+gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx, gv_error *err) {
+  if (!a || !t || !fn) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv_mark m = gv_arena_mark(a);
+  gv_status s = gv__walk_paths(a, t, fn, ctx, err);
+  if (s != GV_OK) gv_arena_rollback(a, &m);
+  return s;
+}
+
+typedef struct gv__fwp {
+  gv_arena *a;
+  gv__vec pairs;
+} gv__fwp;
+
+static gv_status gv__fwp_leaf(void *ctx, const gv_node *const *path, size_t depth,
+                              const gv_node *leaf) {
+  gv__fwp *c = ctx;
+  const gv_node *p, *pair;
+  gv_status s = gv_tuple(c->a, path, depth, &p, NULL);
+  if (s != GV_OK) return s;
+  const gv_node *two[2] = {p, leaf};
+  if ((s = gv_tuple(c->a, two, 2, &pair, NULL)) != GV_OK) return s;
+  return gv__vec_push(c->a, &c->pairs, &pair);
+}
+
+gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
+  if (!a || !t || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv__fwp c;
+  c.a = a;
+  gv__vec_init(&c.pairs, sizeof(const gv_node *));
+  gv_mark m = gv_arena_mark(a);
+  gv_status s = gv__walk_paths(a, t, gv__fwp_leaf, &c, err);
+  if (s == GV_OK) s = gv_list(a, c.pairs.p, c.pairs.len, out, err);
+  else if (s == GV_ENOMEM) gv__oom(err);
+  gv__vec_free(a, &c.pairs);
+  if (s != GV_OK) gv_arena_rollback(a, &m);
+  return s;
+}

@@ -1,0 +1,794 @@
+/* node.c -- constructors, keysets and the key order, flags, accessors. */
+#include "internal.h"
+
+#include <math.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#define GV__HASH_SEED 0x67726f7665763031ull /* "grovev01" */
+
+/* keyset aux16 bits */
+#define GV__KS_SORTED 1u
+#define GV__KS_MIXED 2u
+
+/* ---------------------------------------------------------------------------
+ * Stable hashing: XXH3-64 over a canonical little-endian byte string.
+ * ------------------------------------------------------------------------- */
+
+static void gv__le64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t gv__hash_scalar(unsigned kind, uint64_t payload) {
+  unsigned char b[16];
+  gv__le64(b, kind);
+  gv__le64(b + 8, payload);
+  return XXH3_64bits_withSeed(b, sizeof b, GV__HASH_SEED);
+}
+
+static uint64_t gv__hash_blob(unsigned kind, const void *p, size_t len) {
+  unsigned char b[16];
+  XXH3_state_t st;
+  gv__le64(b, kind);
+  gv__le64(b + 8, (uint64_t)len);
+  XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
+  XXH3_64bits_update(&st, b, sizeof b);
+  if (len) XXH3_64bits_update(&st, p, len);
+  return XXH3_64bits_digest(&st);
+}
+
+static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node *aux,
+                              const gv_node *const *kids, size_t n) {
+  enum { BLK = 64 };
+  unsigned char b[8 * (BLK + 3)];
+  gv__le64(b, (uint64_t)kind | ((uint64_t)n << 8));
+  gv__le64(b + 8, meta ? meta->hash : 0);
+  gv__le64(b + 16, aux ? aux->hash : 0);
+  if (n <= BLK) {
+    for (size_t i = 0; i < n; i++) gv__le64(b + 24 + 8 * i, kids[i] ? kids[i]->hash : 0);
+    return XXH3_64bits_withSeed(b, 24 + 8 * n, GV__HASH_SEED);
+  }
+  XXH3_state_t st;
+  XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
+  XXH3_64bits_update(&st, b, 24);
+  for (size_t i = 0; i < n; i += BLK) {
+    size_t m = n - i < BLK ? n - i : BLK;
+    for (size_t j = 0; j < m; j++) gv__le64(b + 8 * j, kids[i + j] ? kids[i + j]->hash : 0);
+    XXH3_64bits_update(&st, b, 8 * m);
+  }
+  return XXH3_64bits_digest(&st);
+}
+
+/* ---------------------------------------------------------------------------
+ * Leaves
+ * ------------------------------------------------------------------------- */
+
+static gv_status gv__leaf(gv_arena *a, unsigned kind, uint64_t u, const gv_node **out,
+                          gv_error *err) {
+  if (!a || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv__cand c;
+  c.hash = gv__hash_scalar(kind, u);
+  c.kind = kind;
+  c.arity = 0;
+  c.u = u;
+  gv_mark m = gv_arena_mark(a);
+  const gv_node *n = gv__intern_find(a, &c);
+  if (n) {
+    *out = n;
+    return GV_OK;
+  }
+  gv__scalar *s;
+  if (gv__intern_reserve(a) != GV_OK || !(s = gv__alloc(a, sizeof *s))) {
+    gv_arena_rollback(a, &m);
+    return gv__oom(err);
+  }
+  s->h.hash = c.hash;
+  s->h.kind = (uint8_t)kind;
+  s->h.flags = (uint8_t)(GV_F_CANONICAL | (kind == GV_STAR ? GV_F_STRUCTURE : 0) |
+                         (kind == GV_NONE ? GV_F_HAS_NONE : 0));
+  s->h.aux16 = 0;
+  s->h.arity = 0;
+  s->v.u = u;
+  gv__intern_add(a, &s->h);
+  *out = &s->h;
+  return GV_OK;
+}
+
+gv_status gv_none(gv_arena *a, const gv_node **out, gv_error *err) {
+  return gv__leaf(a, GV_NONE, 0, out, err);
+}
+gv_status gv_star(gv_arena *a, const gv_node **out, gv_error *err) {
+  return gv__leaf(a, GV_STAR, 0, out, err);
+}
+gv_status gv_bool(gv_arena *a, bool v, const gv_node **out, gv_error *err) {
+  return gv__leaf(a, GV_BOOL, v ? 1u : 0u, out, err);
+}
+gv_status gv_int(gv_arena *a, int64_t v, const gv_node **out, gv_error *err) {
+  return gv__leaf(a, GV_INT, (uint64_t)v, out, err);
+}
+gv_status gv_handle(gv_arena *a, uint64_t h, const gv_node **out, gv_error *err) {
+  return gv__leaf(a, GV_HANDLE, h, out, err);
+}
+gv_status gv_float(gv_arena *a, double v, const gv_node **out, gv_error *err) {
+  uint64_t u;
+  if (isnan(v)) v = NAN;
+  memcpy(&u, &v, sizeof u);
+  if (isnan(v)) u = 0x7ff8000000000000ull; /* one NaN */
+  return gv__leaf(a, GV_FLOAT, u, out, err);
+}
+
+/* Valid UTF-8 without surrogates or overlong forms; returns the offset of the
+ * first bad byte, or len. */
+static size_t gv__utf8_check(const unsigned char *s, size_t len) {
+  size_t i = 0;
+  while (i < len) {
+    unsigned c = s[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return i;
+    }
+    if (len - i <= n) return i;
+    for (size_t k = 1; k <= n; k++) {
+      if ((s[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    }
+    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return i;
+    i += n + 1;
+  }
+  return len;
+}
+
+static gv_status gv__blob_make(gv_arena *a, unsigned kind, const void *p, size_t len,
+                               const gv_node **out, gv_error *err) {
+  if (!a || !out || (!p && len)) return gv__err(err, GV_EINVAL, "NULL argument");
+  if (kind == GV_STR) {
+    size_t bad = gv__utf8_check(p, len);
+    if (bad != len) return gv__err(err, GV_EINVAL, "invalid UTF-8 in str at byte %zu", bad);
+  }
+  gv__cand c;
+  c.hash = gv__hash_blob(kind, p, len);
+  c.kind = kind;
+  c.arity = 0;
+  c.data = p;
+  c.len = len;
+  gv_mark m = gv_arena_mark(a);
+  const gv_node *n = gv__intern_find(a, &c);
+  if (n) {
+    *out = n;
+    return GV_OK;
+  }
+  gv__blob *b;
+  if (len > SIZE_MAX - sizeof *b - 1 || gv__intern_reserve(a) != GV_OK ||
+      !(b = gv__alloc(a, sizeof *b + len + 1))) {
+    gv_arena_rollback(a, &m);
+    return gv__oom(err);
+  }
+  b->h.hash = c.hash;
+  b->h.kind = (uint8_t)kind;
+  b->h.flags = GV_F_CANONICAL;
+  b->h.aux16 = 0;
+  b->h.arity = 0;
+  b->len = len;
+  if (len) memcpy(b->data, p, len);
+  b->data[len] = '\0';
+  gv__intern_add(a, &b->h);
+  *out = &b->h;
+  return GV_OK;
+}
+
+gv_status gv_str(gv_arena *a, const char *s, size_t len, const gv_node **out, gv_error *err) {
+  return gv__blob_make(a, GV_STR, s, len, out, err);
+}
+gv_status gv_bytes(gv_arena *a, const void *p, size_t len, const gv_node **out, gv_error *err) {
+  return gv__blob_make(a, GV_BYTES, p, len, out, err);
+}
+
+/* ---------------------------------------------------------------------------
+ * Containers and metadata nodes
+ * ------------------------------------------------------------------------- */
+
+static int gv__is_value(const gv_node *n) { return n && n->kind >= GV_NONE && n->kind <= GV_CUSTOM; }
+
+static unsigned gv__child_flag_mask(unsigned kind) {
+  (void)kind;
+  return GV_F_CANONICAL | GV_F_STRUCTURE;
+}
+
+/* Interns a container (value kinds: kids must be values) or a metadata node
+ * (kids may be NULL for ctype). perm (keysets) is copied into the arena. */
+static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                          const gv_node *const *kids, size_t n, const uint32_t *perm,
+                          uint16_t aux16, const gv_node **out, gv_error *err) {
+  if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
+  if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
+  int value = gv__is_container_kind(kind);
+  uint64_t leaves = 0;
+  size_t depth = 0;
+  unsigned all = GV_F_CANONICAL | GV_F_STRUCTURE, any = kind == GV_LIST ? GV_F_HAS_LIST : 0;
+  int shape = kind == GV_LIST || kind == GV_TUPLE;
+  for (size_t i = 0; i < n; i++) {
+    const gv_node *k = kids[i];
+    if (!k) {
+      if (kind == GV_CTYPE) continue;
+      return gv__err(err, GV_EINVAL, "NULL child %zu", i);
+    }
+    if (value && !gv__is_value(k))
+      return gv__err(err, GV_EINVAL, "child %zu is not a value node", i);
+    all &= k->flags;
+    any |= k->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE);
+    if (shape && k->kind != GV_INT && k->kind != GV_BOOL && k->kind != GV_NONE) shape = 0;
+    uint64_t nl = gv__is_leaf_kind(k->kind) ? 1 : GV__CONT(k)->num_leaves;
+    size_t d = gv__is_leaf_kind(k->kind) ? 0 : GV__CONT(k)->depth;
+    if (nl > UINT64_MAX - leaves) return gv__err(err, GV_ERANGE, "too many leaves");
+    leaves += nl;
+    if (d > depth) depth = d;
+  }
+  depth++;
+  if (depth > a->max_depth || depth > UINT32_MAX)
+    return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
+  unsigned flags = 0;
+  if (value) {
+    flags = (all & gv__child_flag_mask(kind)) | any | (shape ? GV_F_SHAPE : 0);
+    if ((kind == GV_DICT || kind == GV_DDICT) && !(meta->aux16 & GV__KS_SORTED))
+      flags &= ~GV_F_CANONICAL;
+  }
+  gv__cand c;
+  c.hash = gv__hash_cont(kind, meta, aux, kids, n);
+  c.kind = kind;
+  c.arity = n;
+  c.meta = meta;
+  c.aux = aux;
+  c.kids = kids;
+  const gv_node *hit = gv__intern_find(a, &c);
+  if (hit) {
+    *out = hit;
+    return GV_OK;
+  }
+  if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
+  uint32_t *pcopy = NULL;
+  if (perm) {
+    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(err);
+    memcpy(pcopy, perm, n * sizeof *pcopy);
+  }
+  gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *));
+  if (!k) return gv__oom(err);
+  k->h.hash = c.hash;
+  k->h.kind = (uint8_t)kind;
+  k->h.flags = (uint8_t)flags;
+  k->h.aux16 = aux16;
+  k->h.arity = (uint32_t)n;
+  k->depth = (uint32_t)depth;
+  k->reserved = 0;
+  k->num_leaves = leaves;
+  k->meta = meta;
+  k->aux = aux;
+  k->perm = pcopy;
+  if (n) memcpy((void *)k->kids, kids, n * sizeof(gv_node *));
+  gv__intern_add(a, &k->h);
+  *out = &k->h;
+  return GV_OK;
+}
+
+/* Runs a builder under a mark: on failure the arena is rolled back. */
+#define GV__ATOMIC(a, expr)                                                                        \
+  do {                                                                                             \
+    if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
+    gv_mark m_ = gv_arena_mark(a);                                                                 \
+    gv_status s_ = (expr);                                                                         \
+    if (s_ != GV_OK) gv_arena_rollback((a), &m_);                                                  \
+    return s_;                                                                                     \
+  } while (0)
+
+/* ---------------------------------------------------------------------------
+ * Key order
+ * ------------------------------------------------------------------------- */
+
+enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
+
+static int gv__key_class(const gv_node *k) {
+  switch (k->kind) {
+  case GV_NONE: return GV__KC_NONE;
+  case GV_BOOL:
+  case GV_INT:
+  case GV_FLOAT: return GV__KC_NUM;
+  case GV_BYTES: return GV__KC_BYTES;
+  case GV_STR: return GV__KC_STR;
+  case GV_TUPLE: return GV__KC_TUPLE;
+  default: return GV__KC_BAD;
+  }
+}
+
+/* Python type-name rank: NoneType < bool < bytes < float < int < str < tuple. */
+static int gv__type_rank(const gv_node *k) {
+  switch (k->kind) {
+  case GV_NONE: return 0;
+  case GV_BOOL: return 1;
+  case GV_BYTES: return 2;
+  case GV_FLOAT: return 3;
+  case GV_INT: return 4;
+  case GV_STR: return 5;
+  default: return 6;
+  }
+}
+
+static int gv__num_cmp(const gv_node *x, const gv_node *y) {
+  int xf = x->kind == GV_FLOAT, yf = y->kind == GV_FLOAT;
+  if (!xf && !yf) {
+    int64_t a = GV__SCALAR(x)->v.i, b = GV__SCALAR(y)->v.i;
+    return (a > b) - (a < b);
+  }
+  if (xf && yf) {
+    double a = GV__SCALAR(x)->v.f, b = GV__SCALAR(y)->v.f;
+    if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+  }
+  /* exactly one float: compare int i with double d exactly */
+  int sign = xf ? -1 : 1;
+  int64_t i = GV__SCALAR(xf ? y : x)->v.i;
+  double d = GV__SCALAR(xf ? x : y)->v.f;
+  int r;
+  if (isnan(d) || d >= 9223372036854775808.0)
+    r = -1;
+  else if (d < -9223372036854775808.0)
+    r = 1;
+  else {
+    int64_t t = (int64_t)d;
+    if (i != t)
+      r = i < t ? -1 : 1;
+    else {
+      double frac = d - (double)t;
+      r = frac > 0 ? -1 : frac < 0 ? 1 : 0;
+    }
+  }
+  return sign * r;
+}
+
+int gv_key_cmp(const gv_node *x, const gv_node *y) {
+  if (x == y) return 0;
+  if (!x || !y) return x ? 1 : -1;
+  int cx = gv__key_class(x), cy = gv__key_class(y);
+  if (cx != cy) return cx < cy ? -1 : 1;
+  switch (cx) {
+  case GV__KC_NONE: return 0;
+  case GV__KC_NUM: return gv__num_cmp(x, y);
+  case GV__KC_BYTES:
+  case GV__KC_STR: {
+    size_t lx = GV__BLOB(x)->len, ly = GV__BLOB(y)->len;
+    int r = memcmp(GV__BLOB(x)->data, GV__BLOB(y)->data, lx < ly ? lx : ly);
+    if (r) return r < 0 ? -1 : 1;
+    return (lx > ly) - (lx < ly);
+  }
+  case GV__KC_TUPLE: { /* bounded: keys nest at most GV_MAX_KEY_DEPTH */
+    size_t nx = x->arity, ny = y->arity;
+    for (size_t i = 0; i < nx && i < ny; i++) {
+      int r = gv_key_cmp(GV__CONT(x)->kids[i], GV__CONT(y)->kids[i]);
+      if (r) return r;
+    }
+    return (nx > ny) - (nx < ny);
+  }
+  default: /* not keys: by hash, for a total order all the same */
+    return (x->hash > y->hash) - (x->hash < y->hash);
+  }
+}
+
+int gv__key_eq(const gv_node *x, const gv_node *y) { return gv_key_cmp(x, y) == 0; }
+
+static int gv__key_cmp_mixed(const gv_node *x, const gv_node *y) {
+  int rx = gv__type_rank(x), ry = gv__type_rank(y);
+  if (rx != ry) return rx < ry ? -1 : 1;
+  return gv_key_cmp(x, y);
+}
+
+bool gv_is_key(const gv_node *n) {
+  if (!n) return false;
+  if (n->kind != GV_TUPLE) return gv__key_class(n) != GV__KC_BAD;
+  if (GV__CONT(n)->depth > GV_MAX_KEY_DEPTH) return false;
+  for (size_t i = 0; i < n->arity; i++)
+    if (!gv_is_key(GV__CONT(n)->kids[i])) return false;
+  return true;
+}
+
+/* Stable bottom-up merge sort of idx[0..n) (tmp has room for n more). */
+static void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *keys,
+                         int mixed) {
+  uint32_t *src = idx, *dst = tmp;
+  for (size_t w = 1; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        const gv_node *x = keys[src[i]], *y = keys[src[j]];
+        int r = mixed ? gv__key_cmp_mixed(x, y) : gv_key_cmp(x, y);
+        dst[k++] = r <= 0 ? src[i++] : src[j++];
+      }
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    uint32_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != idx) memcpy(idx, src, n * sizeof *idx);
+}
+
+/* The keyset of keys[0..n): interned, with its sorted order and sorted twin. */
+/* known: -1, or the aux16 bits of keys already known to be sorted. */
+static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, int known,
+                            const gv_node **out, gv_error *err) {
+  if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many keys: %zu", n);
+  if (n && !keys) return gv__err(err, GV_EINVAL, "NULL keys");
+  gv__cand c;
+  c.hash = gv__hash_cont(GV_KEYSET, NULL, NULL, keys, n);
+  c.kind = GV_KEYSET;
+  c.arity = n;
+  c.meta = c.aux = NULL;
+  c.kids = keys;
+  const gv_node *hit = gv__intern_find(a, &c);
+  if (hit) {
+    *out = hit;
+    return GV_OK;
+  }
+  if (known >= 0)
+    return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, (uint16_t)known, out, err);
+  unsigned classes = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!gv_is_key(keys[i])) {
+      return gv__err(err, GV_EINVAL, "key %zu is not hashable (a %s)", i,
+                     keys[i] ? gv_type_name(keys[i], NULL) : "NULL");
+    }
+    classes |= 1u << gv__key_class(keys[i]);
+  }
+  int mixed = (classes & (classes - 1)) != 0;
+  /* tmp: idx[n] | merge[n] | twin keys[n] */
+  if (n > SIZE_MAX / 16) return gv__oom(err);
+  char *t = gv__tmp(a, n * (2 * sizeof(uint32_t) + sizeof(gv_node *)));
+  if (!t && n) return gv__oom(err);
+  uint32_t *idx = (uint32_t *)(void *)t, *merge = idx + n;
+  const gv_node **sorted = (const gv_node **)(void *)(t + n * 2 * sizeof(uint32_t));
+  for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+  gv__sort_idx(idx, merge, n, keys, 0);
+  for (size_t i = 1; i < n; i++) {
+    if (gv_key_cmp(keys[idx[i - 1]], keys[idx[i]]) == 0) {
+      gv__sbuf b = {err ? err->msg : NULL, err ? sizeof err->msg : 0, 0, 0};
+      if (err) {
+        gv__sbuf_puts(&b, "repeated key ");
+        gv__sbuf_repr_key(&b, keys[idx[i]]);
+        err->status = GV_EKEY;
+        err->line = err->column = err->offset = 0;
+      }
+      return GV_EKEY;
+    }
+  }
+  if (mixed) gv__sort_idx(idx, merge, n, keys, 1);
+  int is_sorted = 1;
+  for (size_t i = 0; i < n; i++) {
+    if (idx[i] != i) is_sorted = 0;
+    sorted[i] = keys[idx[i]];
+  }
+  uint16_t bits = (uint16_t)(mixed ? GV__KS_MIXED : 0);
+  if (is_sorted) return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, bits | GV__KS_SORTED, out, err);
+  const gv_node *twin;
+  gv_status s = gv__keyset(a, sorted, n, bits | GV__KS_SORTED, &twin, err);
+  if (s != GV_OK) return s;
+  return gv__make(a, GV_KEYSET, twin, NULL, keys, n, idx, bits, out, err);
+}
+
+/* ---------------------------------------------------------------------------
+ * Public constructors
+ * ------------------------------------------------------------------------- */
+
+static gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                         const gv_node *aux, const gv_node **out, gv_error *err) {
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  return gv__make(a, kind, NULL, aux, items, n, NULL, 0, out, err);
+}
+
+gv_status gv_list(gv_arena *a, const gv_node *const *items, size_t n, const gv_node **out,
+                  gv_error *err) {
+  GV__ATOMIC(a, gv__seq(a, GV_LIST, items, n, NULL, out, err));
+}
+gv_status gv_tuple(gv_arena *a, const gv_node *const *items, size_t n, const gv_node **out,
+                   gv_error *err) {
+  GV__ATOMIC(a, gv__seq(a, GV_TUPLE, items, n, NULL, out, err));
+}
+
+static gv_status gv__deque(gv_arena *a, const gv_node *const *items, size_t n, int64_t maxlen,
+                           const gv_node **out, gv_error *err) {
+  const gv_node *ml = NULL;
+  if (maxlen >= 0) {
+    gv_status s = gv_int(a, maxlen, &ml, err);
+    if (s != GV_OK) return s;
+  }
+  return gv__seq(a, GV_DEQUE, items, n, ml, out, err);
+}
+gv_status gv_deque(gv_arena *a, const gv_node *const *items, size_t n, int64_t maxlen,
+                   const gv_node **out, gv_error *err) {
+  GV__ATOMIC(a, gv__deque(a, items, n, maxlen, out, err));
+}
+
+static gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
+                              const gv_node *const *keys, const gv_node *const *values, size_t n,
+                              const gv_node **out, gv_error *err) {
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  const gv_node *ks;
+  gv_status s = gv__keyset(a, keys, n, -1, &ks, err);
+  if (s != GV_OK) return s;
+  return gv__make(a, kind, ks, factory, values, n, NULL, 0, out, err);
+}
+
+gv_status gv_dict(gv_arena *a, const gv_node *const *keys, const gv_node *const *values, size_t n,
+                  const gv_node **out, gv_error *err) {
+  GV__ATOMIC(a, gv__dictlike(a, GV_DICT, NULL, keys, values, n, out, err));
+}
+gv_status gv_odict(gv_arena *a, const gv_node *const *keys, const gv_node *const *values, size_t n,
+                   const gv_node **out, gv_error *err) {
+  GV__ATOMIC(a, gv__dictlike(a, GV_ODICT, NULL, keys, values, n, out, err));
+}
+
+/* An identifier usable as a type or field name in the literal notation. */
+static int gv__ident_ok(const gv_node *s, int type_name) {
+  static const char *const words[] = {"None", "True",  "False", "null",        "true",
+                                      "false", "inf", "nan",   "OrderedDict", "defaultdict",
+                                      "deque"};
+  if (!s || s->kind != GV_STR || GV__BLOB(s)->len == 0) return 0;
+  const unsigned char *p = (const unsigned char *)GV__BLOB(s)->data;
+  size_t len = GV__BLOB(s)->len;
+  if (p[0] >= '0' && p[0] <= '9') return 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned c = p[i];
+    if (!(c >= 0x80 || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+          (c >= 'A' && c <= 'Z')))
+      return 0;
+  }
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+    if (!type_name && i >= 8) break;
+    if (strlen(words[i]) == len && memcmp(words[i], p, len) == 0) return 0;
+  }
+  return 1;
+}
+
+gv_status gv_ddict(gv_arena *a, const gv_node *factory, const gv_node *const *keys,
+                   const gv_node *const *values, size_t n, const gv_node **out, gv_error *err) {
+  if (!gv__ident_ok(factory, 0))
+    return gv__err(err, GV_EINVAL, "defaultdict factory must be an identifier str");
+  GV__ATOMIC(a, gv__dictlike(a, GV_DDICT, factory, keys, values, n, out, err));
+}
+
+static gv_status gv__namedtuple(gv_arena *a, const gv_node *type_name,
+                                const gv_node *const *fields, const gv_node *const *values,
+                                size_t n, const gv_node **out, gv_error *err) {
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  if (!gv__ident_ok(type_name, 1))
+    return gv__err(err, GV_EINVAL, "namedtuple type name must be an identifier str");
+  if (n && !fields) return gv__err(err, GV_EINVAL, "NULL fields");
+  if (n >= UINT32_MAX) return gv__err(err, GV_ERANGE, "too many fields");
+  for (size_t i = 0; i < n; i++) {
+    if (!gv__ident_ok(fields[i], 0))
+      return gv__err(err, GV_EINVAL, "namedtuple field %zu must be an identifier str", i);
+  }
+  /* field names are interned: equal names are equal pointers */
+  if (n <= 64) {
+    for (size_t i = 1; i < n; i++)
+      for (size_t j = 0; j < i; j++)
+        if (fields[i] == fields[j])
+          return gv__err(err, GV_EKEY, "repeated namedtuple field name '%s'",
+                         GV__BLOB(fields[i])->data);
+  } else {
+    const gv_node *ks; /* a keyset dedups exactly */
+    gv_status s = gv__keyset(a, fields, n, -1, &ks, err);
+    if (s != GV_OK) return s;
+  }
+  const gv_node **sk = gv__tmp(a, (n + 1) * sizeof *sk);
+  if (!sk) return gv__oom(err);
+  sk[0] = type_name;
+  if (n) memcpy(sk + 1, fields, n * sizeof *sk);
+  const gv_node *schema;
+  gv_status s = gv__make(a, GV_SCHEMA, NULL, NULL, sk, n + 1, NULL, 0, &schema, err);
+  if (s != GV_OK) return s;
+  return gv__make(a, GV_NAMEDTUPLE, schema, NULL, values, n, NULL, 0, out, err);
+}
+
+gv_status gv_namedtuple(gv_arena *a, const gv_node *type_name, const gv_node *const *fields,
+                        const gv_node *const *values, size_t n, const gv_node **out,
+                        gv_error *err) {
+  GV__ATOMIC(a, gv__namedtuple(a, type_name, fields, values, n, out, err));
+}
+
+static gv_status gv__custom(gv_arena *a, const gv_node *type_name, const gv_node *const *keys,
+                            const gv_node *const *children, size_t n, const gv_node *meta,
+                            const gv_node **out, gv_error *err) {
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  if (!gv__ident_ok(type_name, 1))
+    return gv__err(err, GV_EINVAL, "custom node type name must be an identifier str");
+  if (meta && !gv__is_value(meta)) return gv__err(err, GV_EINVAL, "metadata is not a value node");
+  const gv_node *ks = NULL, *implicit = NULL;
+  if (keys) {
+    gv_status s = gv__keyset(a, keys, n, -1, &ks, err);
+    if (s != GV_OK) return s;
+    s = gv__make(a, GV_TUPLE, NULL, NULL, keys, n, NULL, 0, &implicit, err);
+    if (s != GV_OK) return s;
+    if (meta == implicit) meta = NULL; /* the default, stated explicitly */
+  }
+  const gv_node *ct_kids[3] = {type_name, ks, meta}, *ct;
+  gv_status s = gv__make(a, GV_CTYPE, NULL, NULL, ct_kids, 3, NULL, 0, &ct, err);
+  if (s != GV_OK) return s;
+  return gv__make(a, GV_CUSTOM, ct, meta ? NULL : implicit, children, n, NULL, 0, out, err);
+}
+
+gv_status gv_custom(gv_arena *a, const gv_node *type_name, const gv_node *const *keys,
+                    const gv_node *const *children, size_t n, const gv_node *meta,
+                    const gv_node **out, gv_error *err) {
+  GV__ATOMIC(a, gv__custom(a, type_name, keys, children, n, meta, out, err));
+}
+
+gv_status gv_rebuild(gv_arena *a, const gv_node *tmpl, const gv_node *const *children,
+                     const gv_node **out, gv_error *err) {
+  if (!tmpl || !gv__is_container_kind(tmpl->kind) || !out)
+    return gv__err(err, GV_EINVAL, "gv_rebuild needs a container template");
+  const gv__cont *t = GV__CONT(tmpl);
+  GV__ATOMIC(a, gv__make(a, tmpl->kind, t->meta, t->aux, children, tmpl->arity, NULL, 0, out, err));
+}
+
+/* ---------------------------------------------------------------------------
+ * Accessors
+ * ------------------------------------------------------------------------- */
+
+gv_node_kind gv_kind(const gv_node *n) { return n ? (gv_node_kind)n->kind : GV_INVALID; }
+size_t gv_arity(const gv_node *n) { return n && !gv__is_leaf_kind(n->kind) ? n->arity : 0; }
+const gv_node *gv_child(const gv_node *n, size_t i) {
+  if (!n || gv__is_leaf_kind(n->kind) || i >= n->arity) return NULL;
+  return GV__CONT(n)->kids[i];
+}
+const gv_node *gv_key(const gv_node *n, size_t i) {
+  if (!n || i >= gv_arity(n)) return NULL;
+  if (gv__is_dict_kind(n->kind)) return GV__CONT(GV__CONT(n)->meta)->kids[i];
+  if (n->kind == GV_CUSTOM) {
+    const gv_node *ks = GV__CONT(GV__CONT(n)->meta)->kids[1];
+    return ks ? GV__CONT(ks)->kids[i] : NULL;
+  }
+  return NULL;
+}
+size_t gv_order_index(const gv_node *n, size_t i) {
+  if (!n || i >= gv_arity(n)) return i;
+  return gv__trav_index(n, i);
+}
+uint64_t gv_num_leaves(const gv_node *n) {
+  if (!n) return 0;
+  return gv__is_container_kind(n->kind) ? GV__CONT(n)->num_leaves : 1;
+}
+size_t gv_depth(const gv_node *n) {
+  return n && !gv__is_leaf_kind(n->kind) ? GV__CONT(n)->depth : 0;
+}
+uint64_t gv_hash(const gv_node *n) { return n ? n->hash : 0; }
+unsigned gv_flags(const gv_node *n) { return n ? n->flags : 0; }
+bool gv_is_nested(const gv_node *n) { return n && gv__is_container_kind(n->kind); }
+bool gv_is_leaf(const gv_node *n) { return n && gv__is_leaf_kind(n->kind); }
+
+bool gv_get_bool(const gv_node *n) { return n && n->kind == GV_BOOL && GV__SCALAR(n)->v.u; }
+int64_t gv_get_int(const gv_node *n) {
+  return n && (n->kind == GV_INT || n->kind == GV_BOOL) ? GV__SCALAR(n)->v.i : 0;
+}
+double gv_get_float(const gv_node *n) { return n && n->kind == GV_FLOAT ? GV__SCALAR(n)->v.f : 0.0; }
+uint64_t gv_get_handle(const gv_node *n) {
+  return n && n->kind == GV_HANDLE ? GV__SCALAR(n)->v.u : 0;
+}
+const char *gv_get_str(const gv_node *n, size_t *len) {
+  if (!n || n->kind != GV_STR) {
+    if (len) *len = 0;
+    return NULL;
+  }
+  if (len) *len = GV__BLOB(n)->len;
+  return GV__BLOB(n)->data;
+}
+const void *gv_get_bytes(const gv_node *n, size_t *len) {
+  if (!n || n->kind != GV_BYTES) {
+    if (len) *len = 0;
+    return NULL;
+  }
+  if (len) *len = GV__BLOB(n)->len;
+  return GV__BLOB(n)->data;
+}
+
+const char *gv_type_name(const gv_node *n, size_t *len) {
+  static const char *const names[] = {
+      "NULL", "NoneType", "bool",        "int",         "float", "str",        "bytes",
+      "handle", "star",   "list",        "tuple",       "dict",  "OrderedDict", "defaultdict",
+      "namedtuple", "deque", "custom",   "keyset",      "schema", "ctype"};
+  const char *s;
+  if (n && n->kind == GV_NAMEDTUPLE) {
+    s = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->data;
+    if (len) *len = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->len;
+    return s;
+  }
+  if (n && n->kind == GV_CUSTOM) {
+    const gv_node *nm = GV__CONT(GV__CONT(n)->meta)->kids[0];
+    if (len) *len = GV__BLOB(nm)->len;
+    return GV__BLOB(nm)->data;
+  }
+  s = names[n && n->kind <= GV_CTYPE ? n->kind : 0];
+  if (len) *len = strlen(s);
+  return s;
+}
+
+const gv_node *gv_meta(const gv_node *n) {
+  if (!n) return NULL;
+  if (gv__is_dict_kind(n->kind) || n->kind == GV_NAMEDTUPLE || n->kind == GV_CUSTOM)
+    return GV__CONT(n)->meta;
+  return NULL;
+}
+const gv_node *gv_ddict_factory(const gv_node *n) {
+  return n && n->kind == GV_DDICT ? GV__CONT(n)->aux : NULL;
+}
+int64_t gv_deque_maxlen(const gv_node *n) {
+  if (!n || n->kind != GV_DEQUE || !GV__CONT(n)->aux) return -1;
+  return GV__SCALAR(GV__CONT(n)->aux)->v.i;
+}
+const gv_node *gv_field_name(const gv_node *n, size_t i) {
+  if (!n || n->kind != GV_NAMEDTUPLE || i >= n->arity) return NULL;
+  return GV__CONT(GV__CONT(n)->meta)->kids[i + 1];
+}
+const gv_node *gv_custom_meta(const gv_node *n) {
+  if (!n || n->kind != GV_CUSTOM) return NULL;
+  const gv_node *m = GV__CONT(GV__CONT(n)->meta)->kids[2];
+  return m ? m : GV__CONT(n)->aux;
+}
+bool gv_custom_keyed(const gv_node *n) {
+  return n && n->kind == GV_CUSTOM && GV__CONT(GV__CONT(n)->meta)->kids[1] != NULL;
+}
+bool gv_keyset_sorted(const gv_node *ks) {
+  return ks && ks->kind == GV_KEYSET && (ks->aux16 & GV__KS_SORTED);
+}
+const gv_node *gv_keyset_twin(const gv_node *ks) {
+  if (!ks || ks->kind != GV_KEYSET) return NULL;
+  return GV__CONT(ks)->meta ? GV__CONT(ks)->meta : ks;
+}
+
+const gv_node *gv_get(const gv_node *n, const gv_node *key) {
+  if (!n || !key) return NULL;
+  if (gv__is_dict_kind(n->kind)) {
+    const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
+    int mixed = (ks->h.aux16 & GV__KS_MIXED) != 0;
+    size_t lo = 0, hi = n->arity;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2, ix = ks->perm ? ks->perm[mid] : mid;
+      int r = mixed ? gv__key_cmp_mixed(ks->kids[ix], key) : gv_key_cmp(ks->kids[ix], key);
+      if (r == 0) return GV__CONT(n)->kids[ix];
+      if (r < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return NULL;
+  }
+  if (gv_custom_keyed(n)) {
+    const gv__cont *ks = GV__CONT(GV__CONT(GV__CONT(n)->meta)->kids[1]);
+    for (size_t i = 0; i < n->arity; i++)
+      if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
+  }
+  return NULL;
+}
+
+gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out) {
+  const gv_node *k = gv_key(n, i);
+  if (k) {
+    *out = k;
+    return GV_OK;
+  }
+  return gv_int(a, (int64_t)i, out, NULL);
+}

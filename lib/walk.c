@@ -1,0 +1,96 @@
+/* walk.c -- the iterative rebuild walk shared by the single-tree passes. */
+#include "internal.h"
+
+#include <stdio.h>
+
+gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
+                       const gv_node **out, gv_error *err) {
+  gv__walk w;
+  w.a = a;
+  w.err = err;
+  w.ctx = ctx;
+  gv__vec_init(&w.frames, sizeof(gv__frame));
+  gv__vec_init(&w.vals, sizeof(const gv_node *));
+  gv__vec_init(&w.kids, sizeof(const gv_node *));
+  gv_status s = GV_OK;
+  const gv_node *node = root;
+  for (;;) {
+    /* visit node */
+    int descend = 1;
+    const gv_node *res = node;
+    s = ops->pre(&w, node, &descend, &res);
+    if (s != GV_OK) goto done;
+    if (descend && gv__is_container_kind(node->kind) && node->arity > 0) {
+      gv__frame f = {node, 0, w.vals.len, 0};
+      if ((s = gv__vec_push(a, &w.frames, &f)) != GV_OK) goto oom;
+    } else {
+      if (descend && gv__is_container_kind(node->kind) && ops->post) {
+        s = ops->post(&w, node, node, &res);
+        if (s != GV_OK) goto done;
+      }
+      if ((s = gv__vec_push(a, &w.vals, &res)) != GV_OK) goto oom;
+    }
+    /* advance: next child of the innermost frame, closing finished frames */
+    for (;;) {
+      if (w.frames.len == 0) {
+        *out = GV__VEC_AT(&w.vals, const gv_node *, 0);
+        goto done;
+      }
+      gv__frame *f = &GV__VEC_AT(&w.frames, gv__frame, w.frames.len - 1);
+      const gv_node *p = f->node;
+      if (f->next < p->arity) {
+        node = gv__trav_child(p, f->next);
+        f->next++;
+        break;
+      }
+      /* all children done: rebuild if any result differs */
+      const gv_node **vals = &GV__VEC_AT(&w.vals, const gv_node *, f->base);
+      size_t n = p->arity, i;
+      for (i = 0; i < n; i++)
+        if (vals[i] != gv__trav_child(p, i)) break;
+      const gv_node *rebuilt = p;
+      if (i < n) {
+        w.kids.len = 0;
+        if ((s = gv__vec_reserve(a, &w.kids, n)) != GV_OK) goto oom;
+        const gv_node **kids = w.kids.p;
+        for (i = 0; i < n; i++) kids[gv__trav_index(p, i)] = vals[i];
+        if ((s = gv_rebuild(a, p, kids, &rebuilt, err)) != GV_OK) goto done;
+      }
+      const gv_node *r = rebuilt;
+      if (ops->post) {
+        if ((s = ops->post(&w, p, rebuilt, &r)) != GV_OK) goto done;
+      }
+      w.vals.len = f->base;
+      w.frames.len--;
+      GV__VEC_AT(&w.vals, const gv_node *, w.vals.len) = r; /* room: base < old len */
+      w.vals.len++;
+    }
+  }
+oom:
+  s = gv__oom(err);
+done:
+  gv__vec_free(a, &w.frames);
+  gv__vec_free(a, &w.vals);
+  gv__vec_free(a, &w.kids);
+  return s;
+}
+
+void gv__walk_path(gv__walk *w, gv__sbuf *b) {
+  size_t n = w->frames.len;
+  gv__sbuf_put(b, "(", 1);
+  for (size_t i = 0; i < n; i++) {
+    const gv__frame *f = &GV__VEC_AT(&w->frames, gv__frame, i);
+    size_t ix = gv__trav_index(f->node, f->next - 1);
+    if (i) gv__sbuf_put(b, ", ", 2);
+    const gv_node *k = gv_key(f->node, ix);
+    if (k) {
+      gv__sbuf_repr_key(b, k);
+    } else {
+      char num[24];
+      int m = snprintf(num, sizeof num, "%zu", ix);
+      gv__sbuf_put(b, num, (size_t)m);
+    }
+  }
+  if (n == 1) gv__sbuf_put(b, ",", 1);
+  gv__sbuf_put(b, ")", 1);
+}
