@@ -1,0 +1,169 @@
+/* test_arena.c -- budgets, marks and rollback, stats, the allocator hook. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "support.h"
+
+typedef struct counting {
+  size_t calls, fail_at, live;
+} counting;
+
+static void *counting_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
+  counting *c = ctx;
+  if (new_size == 0) {
+    free(p);
+    c->live -= old_size;
+    return NULL;
+  }
+  if (new_size > old_size && ++c->calls == c->fail_at) return NULL;
+  void *q = realloc(p, new_size);
+  if (q) c->live = c->live - old_size + new_size;
+  return q;
+}
+
+Test(arena, new_and_free_defaults) {
+  gv_arena *a = NULL;
+  cr_assert_eq(gv_arena_new(NULL, &a), GV_OK);
+  gv_stats st;
+  gv_arena_stats(a, &st);
+  cr_assert_eq(st.nodes, 0);
+  cr_assert_eq(st.bytes_used, 0);
+  cr_assert_gt(st.bytes_reserved, 0);
+  gv_arena_free(a);
+  gv_arena_free(NULL);
+  cr_assert_eq(gv_arena_new(NULL, NULL), GV_EINVAL);
+}
+
+Test(arena, hook_sees_everything_and_frees_it) {
+  counting c = {0, 0, 0};
+  gv_allocator al = {counting_realloc, &c};
+  gv_arena_config cfg = {0, 0, &al, 0};
+  gv_arena *a;
+  cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
+  const gv_node *n;
+  for (int i = 0; i < 5000; i++) cr_assert_eq(gv_int(a, i, &n, NULL), GV_OK);
+  gv_stats st;
+  gv_arena_stats(a, &st);
+  cr_assert_eq(st.bytes_reserved, c.live, "reserved %zu, hook holds %zu", st.bytes_reserved,
+               c.live);
+  gv_arena_free(a);
+  cr_assert_eq(c.live, 0);
+}
+
+Test(arena, budget_too_small_for_arena) {
+  gv_arena_config cfg = {8, 0, NULL, 0};
+  gv_arena *a = NULL;
+  cr_assert_eq(gv_arena_new(&cfg, &a), GV_ENOMEM);
+  cr_assert_null(a);
+}
+
+Test(arena, budget_failure_leaves_arena_identical) {
+  gv_arena_config cfg = {64 * 1024, 0, NULL, 0};
+  gv_arena *a;
+  cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
+  const gv_node *n, *first = NULL;
+  gv_status s = GV_OK;
+  int i;
+  for (i = 0; s == GV_OK; i++) {
+    t_snapshot before = t_snap(a);
+    gv_error e;
+    s = gv_int(a, i, &n, &e);
+    if (i == 0) first = n;
+    if (s != GV_OK) {
+      cr_assert_eq(s, GV_ENOMEM);
+      cr_assert_str_eq(e.msg, "out of memory budget");
+      t_snapshot after = t_snap(a);
+      cr_assert(t_snap_eq(&before, &after), "failed gv_int changed the arena");
+    }
+  }
+  gv_stats st;
+  gv_arena_stats(a, &st);
+  cr_assert_leq(st.bytes_reserved, 64 * 1024);
+  cr_assert_gt(i, 100);
+  cr_assert_eq(gv_get_int(first), 0); /* earlier nodes intact */
+  const gv_node *again;
+  cr_assert_eq(gv_int(a, 0, &again, NULL), GV_OK);
+  cr_assert_eq(again, first);
+  gv_arena_free(a);
+}
+
+Test(arena, rollback_to_mark_restores_bytes_and_table) {
+  gv_arena *a = t_arena();
+  const gv_node *n, *keep;
+  cr_assert_eq(gv_str(a, "keep", 4, &keep, NULL), GV_OK);
+  t_snapshot before = t_snap(a);
+  gv_mark m = gv_arena_mark(a);
+  /* enough to grow chunks, entries and the table several times */
+  for (int i = 0; i < 100000; i++) cr_assert_eq(gv_int(a, i, &n, NULL), GV_OK);
+  t_snapshot mid = t_snap(a);
+  cr_assert_gt(mid.st.nodes, before.st.nodes);
+  gv_arena_rollback(a, &m);
+  t_snapshot after = t_snap(a);
+  cr_assert(t_snap_eq(&before, &after));
+  const gv_node *k2;
+  cr_assert_eq(gv_str(a, "keep", 4, &k2, NULL), GV_OK);
+  cr_assert_eq(k2, keep);
+  gv_arena_free(a);
+}
+
+Test(arena, nested_marks) {
+  gv_arena *a = t_arena();
+  const gv_node *n;
+  gv_mark m1 = gv_arena_mark(a);
+  cr_assert_eq(gv_int(a, 1, &n, NULL), GV_OK);
+  t_snapshot s1 = t_snap(a);
+  gv_mark m2 = gv_arena_mark(a);
+  cr_assert_eq(gv_int(a, 2, &n, NULL), GV_OK);
+  gv_arena_rollback(a, &m2);
+  t_snapshot s2 = t_snap(a);
+  cr_assert(t_snap_eq(&s1, &s2));
+  gv_arena_rollback(a, &m1);
+  gv_stats st;
+  gv_arena_stats(a, &st);
+  cr_assert_eq(st.nodes, 0);
+  cr_assert_eq(st.bytes_used, 0);
+  gv_arena_free(a);
+}
+
+Test(arena, fail_every_allocation_in_turn) {
+  /* fail the N-th allocation, N = 1, 2, ... until a whole build succeeds */
+  for (size_t fail = 1;; fail++) {
+    counting c = {0, 0, 0};
+    gv_allocator al = {counting_realloc, &c};
+    gv_arena_config cfg = {0, 0, &al, 0};
+    gv_arena *a;
+    cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
+    const gv_node *k[3], *v[3], *d;
+    cr_assert_eq(gv_str(a, "b", 1, &k[0], NULL), GV_OK);
+    cr_assert_eq(gv_str(a, "a", 1, &k[1], NULL), GV_OK);
+    cr_assert_eq(gv_str(a, "c", 1, &k[2], NULL), GV_OK);
+    for (int i = 0; i < 3; i++) cr_assert_eq(gv_int(a, i, &v[i], NULL), GV_OK);
+    t_snapshot before = t_snap(a);
+    c.calls = 0;
+    c.fail_at = fail;
+    gv_status s = gv_dict(a, k, v, 3, &d, NULL);
+    if (s == GV_OK) {
+      cr_assert_eq(gv_arity(d), 3);
+      gv_arena_free(a);
+      cr_assert_gt(fail, 1);
+      break;
+    }
+    cr_assert_eq(s, GV_ENOMEM);
+    t_snapshot after = t_snap(a);
+    cr_assert(t_snap_eq(&before, &after), "failure %zu changed the arena", fail);
+    gv_arena_free(a);
+    cr_assert_eq(c.live, 0);
+  }
+}
+
+Test(arena, node_at_walks_creation_order) {
+  gv_arena *a = t_arena();
+  const gv_node *x, *y;
+  cr_assert_eq(gv_int(a, 7, &x, NULL), GV_OK);
+  cr_assert_eq(gv_str(a, "s", 1, &y, NULL), GV_OK);
+  cr_assert_eq(gv_arena_node_at(a, 0), x);
+  cr_assert_eq(gv_arena_node_at(a, 1), y);
+  cr_assert_null(gv_arena_node_at(a, 2));
+  cr_assert_null(gv_arena_node_at(NULL, 0));
+  gv_arena_free(a);
+}

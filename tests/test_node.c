@@ -1,0 +1,348 @@
+/* test_node.c -- constructors, interning, keysets and the key order, flags. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "support.h"
+
+static const gv_node *I(gv_arena *a, int64_t v) {
+  const gv_node *n;
+  cr_assert_eq(gv_int(a, v, &n, NULL), GV_OK);
+  return n;
+}
+static const gv_node *S(gv_arena *a, const char *s) {
+  const gv_node *n;
+  cr_assert_eq(gv_str(a, s, strlen(s), &n, NULL), GV_OK);
+  return n;
+}
+static const gv_node *F(gv_arena *a, double v) {
+  const gv_node *n;
+  cr_assert_eq(gv_float(a, v, &n, NULL), GV_OK);
+  return n;
+}
+
+/* The keys of d in traversal order, printed with the key repr. */
+static void order_of(gv_arena *a, const gv_node *const *keys, size_t n, const char *expect) {
+  const gv_node *vals[16], *d;
+  for (size_t i = 0; i < n; i++) vals[i] = I(a, (int64_t)i);
+  gv_error e;
+  cr_assert_eq(gv_dict(a, keys, vals, n, &d, &e), GV_OK, "%s", e.msg);
+  char buf[256];
+  gv__sbuf b = {buf, sizeof buf, 0, 0};
+  buf[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i) gv__sbuf_puts(&b, " ");
+    gv__sbuf_repr_key(&b, gv_key(d, gv_order_index(d, i)));
+  }
+  cr_assert_str_eq(buf, expect);
+}
+
+Test(node, leaves_are_interned) {
+  gv_arena *a = t_arena();
+  cr_assert_eq(I(a, 5), I(a, 5));
+  cr_assert_neq(I(a, 5), I(a, 6));
+  cr_assert_eq(S(a, "x"), S(a, "x"));
+  cr_assert_eq(F(a, NAN), F(a, -NAN));
+  cr_assert_neq(F(a, 0.0), F(a, -0.0));
+  const gv_node *t, *f, *n1, *n2, *s1, *s2;
+  cr_assert_eq(gv_bool(a, true, &t, NULL), GV_OK);
+  cr_assert_eq(gv_bool(a, false, &f, NULL), GV_OK);
+  cr_assert_neq(t, f);
+  cr_assert_neq(t, I(a, 1)); /* True and 1 are different leaves */
+  cr_assert_eq(gv_none(a, &n1, NULL), GV_OK);
+  cr_assert_eq(gv_none(a, &n2, NULL), GV_OK);
+  cr_assert_eq(n1, n2);
+  cr_assert_eq(gv_star(a, &s1, NULL), GV_OK);
+  cr_assert_eq(gv_star(a, &s2, NULL), GV_OK);
+  cr_assert_eq(s1, s2);
+  cr_assert(gv_flags(s1) & GV_F_STRUCTURE);
+  cr_assert(gv_flags(n1) & GV_F_HAS_NONE);
+  gv_arena_free(a);
+}
+
+Test(node, scalars_read_back) {
+  gv_arena *a = t_arena();
+  cr_assert_eq(gv_get_int(I(a, INT64_MIN)), INT64_MIN);
+  cr_assert_eq(gv_get_float(F(a, 2.5)), 2.5);
+  const gv_node *h, *b;
+  cr_assert_eq(gv_handle(a, 17, &h, NULL), GV_OK);
+  cr_assert_eq(gv_get_handle(h), 17);
+  cr_assert_eq(gv_bytes(a, "\0\1", 2, &b, NULL), GV_OK);
+  size_t len;
+  const unsigned char *p = gv_get_bytes(b, &len);
+  cr_assert_eq(len, 2);
+  cr_assert_eq(p[1], 1);
+  cr_assert_str_eq(gv_get_str(S(a, "héllo"), &len), "héllo");
+  cr_assert_eq(len, 6);
+  gv_arena_free(a);
+}
+
+Test(node, null_tolerant_accessors) {
+  cr_assert_eq(gv_kind(NULL), GV_INVALID);
+  cr_assert_eq(gv_arity(NULL), 0);
+  cr_assert_null(gv_child(NULL, 0));
+  cr_assert_null(gv_key(NULL, 0));
+  cr_assert_eq(gv_num_leaves(NULL), 0);
+  cr_assert_eq(gv_depth(NULL), 0);
+  cr_assert_eq(gv_hash(NULL), 0);
+  cr_assert_eq(gv_flags(NULL), 0);
+  cr_assert(!gv_is_nested(NULL));
+  cr_assert(!gv_is_leaf(NULL));
+  cr_assert_null(gv_get_str(NULL, NULL));
+  cr_assert_null(gv_meta(NULL));
+  cr_assert_eq(gv_deque_maxlen(NULL), -1);
+  cr_assert_null(gv_get(NULL, NULL));
+  gv_arena *a = t_arena();
+  cr_assert_null(gv_child(I(a, 1), 0));
+  cr_assert_eq(gv_get_int(S(a, "x")), 0);
+  gv_arena_free(a);
+}
+
+Test(node, invalid_utf8_rejected) {
+  gv_arena *a = t_arena();
+  const gv_node *n;
+  gv_error e;
+  const char *bad[] = {"\xff", "\xc0\x80", "\xed\xa0\x80" /* surrogate */, "a\xe2\x82",
+                       "\xf4\x90\x80\x80"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    t_snapshot s0 = t_snap(a);
+    cr_assert_eq(gv_str(a, bad[i], strlen(bad[i]), &n, &e), GV_EINVAL, "case %zu", i);
+    cr_assert(strstr(e.msg, "UTF-8"));
+    t_snapshot s1 = t_snap(a);
+    cr_assert(t_snap_eq(&s0, &s1));
+  }
+  cr_assert_eq(gv_str(a, "\xf0\x9f\x98\x80", 4, &n, &e), GV_OK);
+  gv_arena_free(a);
+}
+
+Test(node, same_tree_twice_is_same_pointer_and_no_new_bytes) {
+  gv_arena *a = t_arena();
+  const gv_node *roots[2];
+  t_snapshot after_first;
+  for (int r = 0; r < 2; r++) {
+    const gv_node *keys[3] = {S(a, "b"), S(a, "a"), S(a, "c")}, *vals[3], *inner[2], *l, *d;
+    inner[0] = I(a, 1);
+    inner[1] = F(a, 2.5);
+    cr_assert_eq(gv_list(a, inner, 2, &l, NULL), GV_OK);
+    vals[0] = l;
+    vals[1] = I(a, 3);
+    vals[2] = S(a, "z");
+    cr_assert_eq(gv_dict(a, keys, vals, 3, &d, NULL), GV_OK);
+    cr_assert_eq(gv_tuple(a, &d, 1, &roots[r], NULL), GV_OK);
+    if (r == 0) after_first = t_snap(a);
+  }
+  t_snapshot after_second = t_snap(a);
+  cr_assert_eq(roots[0], roots[1]);
+  cr_assert_eq(after_first.st.bytes_reserved, after_second.st.bytes_reserved);
+  cr_assert_eq(after_first.st.nodes, after_second.st.nodes);
+  cr_assert_gt(after_second.st.hits, after_first.st.hits);
+  gv_arena_free(a);
+}
+
+Test(node, kinds_with_same_children_differ) {
+  gv_arena *a = t_arena();
+  const gv_node *kids[2] = {I(a, 1), I(a, 2)}, *l, *t, *d0, *d1;
+  cr_assert_eq(gv_list(a, kids, 2, &l, NULL), GV_OK);
+  cr_assert_eq(gv_tuple(a, kids, 2, &t, NULL), GV_OK);
+  cr_assert_neq(l, t);
+  cr_assert_neq(gv_hash(l), gv_hash(t));
+  cr_assert_eq(gv_deque(a, kids, 2, -1, &d0, NULL), GV_OK);
+  cr_assert_eq(gv_deque(a, kids, 2, 3, &d1, NULL), GV_OK);
+  cr_assert_neq(d0, d1);
+  cr_assert_eq(gv_deque_maxlen(d1), 3);
+  cr_assert_eq(gv_deque_maxlen(d0), -1);
+  gv_arena_free(a);
+}
+
+Test(node, hash_is_stable) {
+  /* pinned: the Merkle hash is a content address and must not drift */
+  gv_arena *a = t_arena();
+  const gv_node *kids[2] = {I(a, 1), S(a, "a")}, *l;
+  cr_assert_eq(gv_list(a, kids, 2, &l, NULL), GV_OK);
+  gv_arena_config cfg = {0, 0, NULL, 12345};
+  gv_arena *b;
+  cr_assert_eq(gv_arena_new(&cfg, &b), GV_OK);
+  const gv_node *k2[2] = {I(b, 1), S(b, "a")}, *l2;
+  cr_assert_eq(gv_list(b, k2, 2, &l2, NULL), GV_OK);
+  cr_assert_eq(gv_hash(l), gv_hash(l2), "hash depends on the arena");
+  cr_assert_eq(gv_hash(I(a, 1)), UINT64_C(0x7cc0b427921c644a), "int 1 hash %llx",
+               (unsigned long long)gv_hash(I(a, 1)));
+  gv_arena_free(a);
+  gv_arena_free(b);
+}
+
+Test(node, key_order_natural) {
+  gv_arena *a = t_arena();
+  const gv_node *k1[3] = {S(a, "b"), S(a, "a"), S(a, "ab")};
+  order_of(a, k1, 3, "'a' 'ab' 'b'");
+  const gv_node *k2[3] = {I(a, 100), I(a, 6), I(a, -1)};
+  order_of(a, k2, 3, "-1 6 100");
+  const gv_node *t, *f;
+  cr_assert_eq(gv_bool(a, true, &t, NULL), GV_OK);
+  cr_assert_eq(gv_bool(a, false, &f, NULL), GV_OK);
+  const gv_node *k3[4] = {F(a, 2.5), I(a, 2), t, F(a, -0.5)}; /* numbers together */
+  order_of(a, k3, 4, "-0.5 True 2 2.5");
+  const gv_node *p1[2] = {I(a, 1), I(a, 2)}, *p2[2] = {I(a, 1), I(a, 1)}, *p3[1] = {I(a, 1)};
+  const gv_node *t1, *t2, *t3;
+  cr_assert_eq(gv_tuple(a, p1, 2, &t1, NULL), GV_OK);
+  cr_assert_eq(gv_tuple(a, p2, 2, &t2, NULL), GV_OK);
+  cr_assert_eq(gv_tuple(a, p3, 1, &t3, NULL), GV_OK);
+  const gv_node *k4[3] = {t1, t2, t3};
+  order_of(a, k4, 3, "(1,) (1, 1) (1, 2)");
+  (void)f;
+  gv_arena_free(a);
+}
+
+Test(node, key_order_mixed_types_by_type_name) {
+  gv_arena *a = t_arena();
+  const gv_node *none, *by, *t, *tup;
+  cr_assert_eq(gv_none(a, &none, NULL), GV_OK);
+  cr_assert_eq(gv_bytes(a, "z", 1, &by, NULL), GV_OK);
+  cr_assert_eq(gv_bool(a, true, &t, NULL), GV_OK);
+  const gv_node *one = I(a, 1);
+  cr_assert_eq(gv_tuple(a, &one, 1, &tup, NULL), GV_OK);
+  /* NoneType < bool < bytes < float < int < str < tuple */
+  const gv_node *k[7] = {tup, S(a, "s"), I(a, 5), F(a, 9.5), by, t, none};
+  order_of(a, k, 7, "None True b'z' 9.5 5 's' (1,)");
+  const gv_node *k2[3] = {S(a, "a"), I(a, 10), I(a, 2)};
+  order_of(a, k2, 3, "2 10 'a'");
+  gv_arena_free(a);
+}
+
+Test(node, repeated_keys_are_errors) {
+  gv_arena *a = t_arena();
+  const gv_node *t, *d, *v[3] = {I(a, 0), I(a, 1), I(a, 2)};
+  cr_assert_eq(gv_bool(a, true, &t, NULL), GV_OK);
+  gv_error e;
+  const gv_node *k1[2] = {S(a, "a"), S(a, "a")};
+  t_snapshot s0 = t_snap(a);
+  cr_assert_eq(gv_dict(a, k1, v, 2, &d, &e), GV_EKEY);
+  cr_assert(strstr(e.msg, "repeated key"), "%s", e.msg);
+  t_snapshot s1 = t_snap(a);
+  cr_assert(t_snap_eq(&s0, &s1));
+  const gv_node *k2[3] = {I(a, 1), S(a, "x"), t}; /* 1 == True in Python */
+  cr_assert_eq(gv_dict(a, k2, v, 3, &d, &e), GV_EKEY);
+  const gv_node *k3[2] = {I(a, 2), F(a, 2.0)};
+  cr_assert_eq(gv_dict(a, k3, v, 2, &d, &e), GV_EKEY);
+  const gv_node *lst;
+  cr_assert_eq(gv_list(a, NULL, 0, &lst, NULL), GV_OK);
+  const gv_node *k4[1] = {lst};
+  cr_assert_eq(gv_dict(a, k4, v, 1, &d, &e), GV_EINVAL);
+  gv_arena_free(a);
+}
+
+Test(node, keysets_shared_and_twins) {
+  gv_arena *a = t_arena();
+  const gv_node *kb[2] = {S(a, "b"), S(a, "a")}, *ka[2] = {S(a, "a"), S(a, "b")};
+  const gv_node *v1[2] = {I(a, 1), I(a, 2)}, *v2[2] = {I(a, 3), I(a, 4)};
+  const gv_node *d1, *d2, *d3;
+  cr_assert_eq(gv_dict(a, kb, v1, 2, &d1, NULL), GV_OK);
+  cr_assert_eq(gv_dict(a, kb, v2, 2, &d2, NULL), GV_OK);
+  cr_assert_eq(gv_dict(a, ka, v1, 2, &d3, NULL), GV_OK);
+  cr_assert_eq(gv_meta(d1), gv_meta(d2));
+  cr_assert(!gv_keyset_sorted(gv_meta(d1)));
+  cr_assert(gv_keyset_sorted(gv_meta(d3)));
+  cr_assert_eq(gv_keyset_twin(gv_meta(d1)), gv_meta(d3));
+  cr_assert_eq(gv_keyset_twin(gv_meta(d3)), gv_meta(d3));
+  cr_assert(!(gv_flags(d1) & GV_F_CANONICAL));
+  cr_assert(gv_flags(d3) & GV_F_CANONICAL);
+  cr_assert_eq(gv_get(d1, S(a, "a")), I(a, 2));
+  cr_assert_eq(gv_get(d1, S(a, "b")), I(a, 1));
+  cr_assert_null(gv_get(d1, S(a, "c")));
+  cr_assert_eq(gv_order_index(d1, 0), 1);
+  /* OrderedDict order is its own: always canonical at its level */
+  const gv_node *od;
+  cr_assert_eq(gv_odict(a, kb, v1, 2, &od, NULL), GV_OK);
+  cr_assert(gv_flags(od) & GV_F_CANONICAL);
+  cr_assert_eq(gv_order_index(od, 0), 0);
+  gv_arena_free(a);
+}
+
+Test(node, flags_and_counts) {
+  gv_arena *a = t_arena();
+  const gv_node *n, *e0, *sh, *nsh, *l, *t;
+  cr_assert_eq(gv_none(a, &n, NULL), GV_OK);
+  cr_assert_eq(gv_tuple(a, NULL, 0, &e0, NULL), GV_OK);
+  cr_assert(gv_flags(e0) & GV_F_SHAPE);
+  cr_assert(gv_flags(e0) & GV_F_STRUCTURE);
+  const gv_node *k[3] = {I(a, 2), n, I(a, 3)};
+  cr_assert_eq(gv_tuple(a, k, 3, &sh, NULL), GV_OK);
+  cr_assert(gv_flags(sh) & GV_F_SHAPE);
+  const gv_node *k2[2] = {I(a, 1), F(a, 2.0)};
+  cr_assert_eq(gv_tuple(a, k2, 2, &nsh, NULL), GV_OK);
+  cr_assert(!(gv_flags(nsh) & GV_F_SHAPE));
+  cr_assert(!(gv_flags(sh) & GV_F_HAS_LIST));
+  const gv_node *k3[2] = {sh, e0};
+  cr_assert_eq(gv_list(a, k3, 2, &l, NULL), GV_OK);
+  cr_assert(gv_flags(l) & GV_F_HAS_LIST);
+  cr_assert_eq(gv_tuple(a, &l, 1, &t, NULL), GV_OK);
+  cr_assert(gv_flags(t) & GV_F_HAS_LIST);
+  cr_assert_eq(gv_num_leaves(t), 3);
+  cr_assert_eq(gv_depth(t), 3);
+  cr_assert_eq(gv_num_leaves(e0), 0);
+  cr_assert_eq(gv_depth(e0), 1);
+  cr_assert(gv_is_nested(e0));
+  cr_assert(!gv_is_nested(n));
+  gv_arena_free(a);
+}
+
+Test(node, namedtuple_and_custom) {
+  gv_arena *a = t_arena();
+  const gv_node *f[2] = {S(a, "x"), S(a, "y")}, *v[2] = {I(a, 1), I(a, 2)}, *p, *p2, *bad;
+  gv_error e;
+  cr_assert_eq(gv_namedtuple(a, S(a, "Point"), f, v, 2, &p, &e), GV_OK);
+  cr_assert_eq(gv_namedtuple(a, S(a, "Point"), f, v, 2, &p2, &e), GV_OK);
+  cr_assert_eq(p, p2);
+  size_t len;
+  cr_assert_str_eq(gv_type_name(p, &len), "Point");
+  cr_assert_eq(gv_field_name(p, 1), S(a, "y"));
+  const gv_node *dup[2] = {S(a, "x"), S(a, "x")};
+  cr_assert_eq(gv_namedtuple(a, S(a, "Point"), dup, v, 2, &bad, &e), GV_EKEY);
+  cr_assert_eq(gv_namedtuple(a, S(a, "deque"), f, v, 2, &bad, &e), GV_EINVAL);
+  cr_assert_eq(gv_namedtuple(a, S(a, "1x"), f, v, 2, &bad, &e), GV_EINVAL);
+  const gv_node *c1, *c2, *ck, *keys[2] = {S(a, "b"), S(a, "a")};
+  cr_assert_eq(gv_custom(a, S(a, "Tracked"), NULL, v, 2, NULL, &c1, &e), GV_OK);
+  cr_assert_eq(gv_custom(a, S(a, "Tracked"), NULL, v, 2, I(a, 9), &c2, &e), GV_OK);
+  cr_assert_neq(c1, c2);
+  cr_assert_eq(gv_custom_meta(c2), I(a, 9));
+  cr_assert_null(gv_custom_meta(c1));
+  cr_assert_eq(gv_custom(a, S(a, "TD"), keys, v, 2, NULL, &ck, &e), GV_OK);
+  cr_assert(gv_custom_keyed(ck));
+  cr_assert_eq(gv_key(ck, 0), S(a, "b"));
+  cr_assert_eq(gv_order_index(ck, 0), 0); /* custom: the order given */
+  cr_assert_eq(gv_get(ck, S(a, "a")), I(a, 2));
+  const gv_node *kt, *ck2;
+  cr_assert_eq(gv_tuple(a, keys, 2, &kt, NULL), GV_OK);
+  cr_assert_eq(gv_custom_meta(ck), kt);
+  cr_assert_eq(gv_custom(a, S(a, "TD"), keys, v, 2, kt, &ck2, &e), GV_OK);
+  cr_assert_eq(ck2, ck); /* explicit default metadata is the default */
+  gv_arena_free(a);
+}
+
+Test(node, depth_limit) {
+  gv_arena_config cfg = {0, 10, NULL, 0};
+  gv_arena *a;
+  cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
+  const gv_node *n = I(a, 0);
+  gv_error e;
+  gv_status s = GV_OK;
+  int i;
+  for (i = 0; i < 20 && s == GV_OK; i++) s = gv_list(a, &n, 1, &n, &e);
+  cr_assert_eq(s, GV_EDEPTH);
+  cr_assert_eq(i, 11);
+  cr_assert_eq(gv_depth(n), 10);
+  gv_arena_free(a);
+}
+
+Test(node, rebuild_keeps_metadata) {
+  gv_arena *a = t_arena();
+  const gv_node *keys[2] = {S(a, "b"), S(a, "a")}, *v[2] = {I(a, 1), I(a, 2)}, *d, *r;
+  cr_assert_eq(gv_ddict(a, S(a, "list"), keys, v, 2, &d, NULL), GV_OK);
+  const gv_node *w[2] = {I(a, 5), I(a, 6)};
+  cr_assert_eq(gv_rebuild(a, d, w, &r, NULL), GV_OK);
+  cr_assert_eq(gv_kind(r), GV_DDICT);
+  cr_assert_eq(gv_ddict_factory(r), S(a, "list"));
+  cr_assert_eq(gv_meta(r), gv_meta(d));
+  cr_assert_eq(gv_child(r, 0), I(a, 5));
+  cr_assert_eq(gv_rebuild(a, I(a, 1), w, &r, NULL), GV_EINVAL);
+  gv_arena_free(a);
+}
