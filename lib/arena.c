@@ -13,7 +13,7 @@
 #define GV__UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define GV__ALIGN 16u
+#define GV__ALIGN 8u
 #define GV__CHUNK_HDR ((sizeof(gv__chunk) + GV__ALIGN - 1) & ~(size_t)(GV__ALIGN - 1))
 #define GV__CHUNK_MIN ((size_t)4096)
 #define GV__CHUNK_MAX ((size_t)1 << 20)

@@ -126,7 +126,7 @@ void *gv__raw_alloc(gv_arena *a, size_t size);
 void *gv__raw_realloc(gv_arena *a, void *p, size_t old_size, size_t new_size);
 void gv__raw_free(gv_arena *a, void *p, size_t size);
 
-/* Bump allocation (16-byte aligned). NULL when the budget or allocator fails. */
+/* Bump allocation (8-byte aligned). NULL when the budget or allocator fails. */
 void *gv__alloc(gv_arena *a, size_t size);
 
 /* Reusable per-arena scratch of at least size bytes (contents not kept). */

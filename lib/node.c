@@ -427,6 +427,49 @@ static void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *
   if (src != idx) memcpy(idx, src, n * sizeof *idx);
 }
 
+/* Sort keys for the common cases: all str, all bytes or all int keys sort by a
+ * 64-bit prefix first (big-endian bytes, or the int with its sign flipped),
+ * falling back to the full comparison on a tie. Returns 0 if not applicable. */
+typedef struct gv__pk {
+  uint64_t pre;
+  uint32_t idx;
+} gv__pk;
+
+static uint64_t gv__prefix(const gv_node *k) {
+  if (k->kind == GV_INT) return GV__SCALAR(k)->v.u ^ (UINT64_C(1) << 63);
+  const unsigned char *p = (const unsigned char *)GV__BLOB(k)->data;
+  size_t len = GV__BLOB(k)->len;
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; i++) v = (v << 8) | (i < len ? p[i] : 0u);
+  return v;
+}
+
+static int gv__pk_le(const gv__pk *x, const gv__pk *y, const gv_node *const *keys) {
+  if (x->pre != y->pre) return x->pre < y->pre;
+  return gv_key_cmp(keys[x->idx], keys[y->idx]) <= 0;
+}
+
+static void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *keys) {
+  gv__pk *src = pk, *dst = pk + n;
+  for (size_t i = 0; i < n; i++) {
+    src[i].pre = gv__prefix(keys[i]);
+    src[i].idx = (uint32_t)i;
+  }
+  for (size_t w = 1; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = gv__pk_le(&src[i], &src[j], keys) ? src[i++] : src[j++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    gv__pk *t = src;
+    src = dst;
+    dst = t;
+  }
+  for (size_t i = 0; i < n; i++) idx[i] = src[i].idx;
+}
+
 /* The keyset of keys[0..n): interned, with its sorted order and sorted twin. */
 /* known: -1, or the aux16 bits of keys already known to be sorted. */
 static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, int known,
@@ -446,8 +489,9 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
   }
   if (known >= 0)
     return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, (uint16_t)known, out, err);
-  unsigned classes = 0;
+  unsigned classes = 0, kinds = 0;
   for (size_t i = 0; i < n; i++) {
+    kinds |= 1u << keys[i]->kind;
     if (!gv_is_key(keys[i])) {
       return gv__err(err, GV_EINVAL, "key %zu is not hashable (a %s)", i,
                      keys[i] ? gv_type_name(keys[i], NULL) : "NULL");
@@ -455,14 +499,19 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     classes |= 1u << gv__key_class(keys[i]);
   }
   int mixed = (classes & (classes - 1)) != 0;
-  /* tmp: idx[n] | merge[n] | twin keys[n] */
-  if (n > SIZE_MAX / 16) return gv__oom(err);
-  char *t = gv__tmp(a, n * (2 * sizeof(uint32_t) + sizeof(gv_node *)));
+  /* tmp: twin keys[n] | idx[n] | merge[n] (or prefix pairs[2n]) */
+  if (n > SIZE_MAX / 64) return gv__oom(err);
+  char *t = gv__tmp(a, n * (sizeof(gv_node *) + sizeof(uint32_t) + 2 * sizeof(gv__pk)));
   if (!t && n) return gv__oom(err);
-  uint32_t *idx = (uint32_t *)(void *)t, *merge = idx + n;
-  const gv_node **sorted = (const gv_node **)(void *)(t + n * 2 * sizeof(uint32_t));
-  for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
-  gv__sort_idx(idx, merge, n, keys, 0);
+  const gv_node **sorted = (const gv_node **)(void *)t;
+  gv__pk *pk = (gv__pk *)(void *)(t + n * sizeof(gv_node *));
+  uint32_t *idx = (uint32_t *)(void *)(pk + 2 * n), *merge = (uint32_t *)(void *)pk;
+  if (kinds == 1u << GV_STR || kinds == 1u << GV_BYTES || kinds == 1u << GV_INT) {
+    gv__sort_prefix(idx, pk, n, keys);
+  } else {
+    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+    gv__sort_idx(idx, merge, n, keys, 0);
+  }
   for (size_t i = 1; i < n; i++) {
     if (gv_key_cmp(keys[idx[i - 1]], keys[idx[i]]) == 0) {
       gv__sbuf b = {err ? err->msg : NULL, err ? sizeof err->msg : 0, 0, 0};
