@@ -44,7 +44,12 @@ const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c) {
   uint64_t frag = c->hash >> 32;
   for (;;) {
     uint64_t s = a->slots[i];
-    if (s == 0) return NULL;
+    if (s == 0) {
+      a->probe_hash = c->hash;
+      a->probe_slot = i;
+      a->probe_nslots = a->nslots;
+      return NULL;
+    }
     if ((s >> 32) == frag) {
       const gv_node *n = a->entries[(uint32_t)s - 1];
       if (gv__same(n, c)) {
@@ -92,12 +97,20 @@ gv_status gv__intern_reserve(gv_arena *a) {
 }
 
 void gv__intern_add(gv_arena *a, const gv_node *n) {
-  a->entries[a->nentries] = n;
-  gv__place(a, a->nentries);
-  a->nentries++;
+  size_t idx = a->nentries++;
+  a->entries[idx] = n;
+  /* the slot a lookup just ended on is still the first empty one of the probe
+   * path if the table has not been resized since and nothing filled it */
+  if (a->probe_hash == n->hash && a->probe_nslots == a->nslots && a->slots[a->probe_slot] == 0) {
+    a->slots[a->probe_slot] = ((n->hash >> 32) << 32) | (uint64_t)(idx + 1);
+    a->probe_nslots = 0;
+    return;
+  }
+  gv__place(a, idx);
 }
 
 void gv__intern_rollback(gv_arena *a, const gv_mark *m) {
+  a->probe_nslots = 0;
   if (a->nslots > m->table_slots) {
     /* shrink back (a shrink never fails), then rebuild the old layout */
     a->nentries = m->nodes;

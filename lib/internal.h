@@ -116,6 +116,9 @@ struct gv_arena {
   uint64_t *slots; /* (hash >> 32) << 32 | (entry index + 1); 0 = empty */
   size_t nslots;   /* power of two (or 0) */
   uint64_t lookups, hits;
+  /* where the last missed lookup ended (an empty slot), to insert without a second probe */
+  uint64_t probe_hash;
+  size_t probe_slot, probe_nslots;
   /* reusable scratch for constructors (sorting keys, hashing); counted in reserved */
   void *tmp;
   size_t tmp_cap;

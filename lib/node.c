@@ -27,14 +27,9 @@ static uint64_t gv__hash_scalar(unsigned kind, uint64_t payload) {
 }
 
 static uint64_t gv__hash_blob(unsigned kind, const void *p, size_t len) {
-  unsigned char b[16];
-  XXH3_state_t st;
-  gv__le64(b, kind);
-  gv__le64(b + 8, (uint64_t)len);
-  XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
-  XXH3_64bits_update(&st, b, sizeof b);
-  if (len) XXH3_64bits_update(&st, p, len);
-  return XXH3_64bits_digest(&st);
+  /* one shot over the data; kind and length go into the seed */
+  uint64_t seed = GV__HASH_SEED ^ ((uint64_t)kind * 0x9E3779B97F4A7C15ull) ^ (uint64_t)len;
+  return XXH3_64bits_withSeed(p, len, seed);
 }
 
 static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node *aux,
@@ -49,6 +44,7 @@ static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node 
     return XXH3_64bits_withSeed(b, 24 + 8 * n, GV__HASH_SEED);
   }
   XXH3_state_t st;
+  memset(&st, 0, sizeof st); /* reset_withSeed reads the old seed field */
   XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
   XXH3_64bits_update(&st, b, 24);
   for (size_t i = 0; i < n; i += BLK) {

@@ -1,0 +1,1780 @@
+/*
+ * grove-bench -- grove side by side with jansson and cJSON.
+ *
+ * Workloads: ../shared/bench-workloads.md (W1..W5, W5s; W4x grove only).
+ * Goals checked by eye (never asserted): DESIGN.md section 6.
+ *
+ * Shuffles: every engine sees the same insertion orders. The keys of dict
+ * number `index` (W2: index 0; W5/W5s: index = position in the list) are put in
+ * order by a Fisher-Yates shuffle driven by xorshift64 (shifts 13, 7, 17) with
+ * the state seeded as (index + 1) * 0x9E3779B97F4A7C15 (never 0): for k from
+ * n-1 down to 1, j = next() % (k + 1), swap(p[k], p[j]). W5s skips the shuffle.
+ *
+ * Timing: one warm-up run, then samples until about 0.2 s of work per cell (at
+ * least 3 samples). Operations that neither build nodes nor allocate anything a
+ * later rerun could reuse are batched (several calls per sample). Operations
+ * that build grove nodes run in a fresh arena per sample ("fresh") or, when they
+ * need an input tree, in the arena holding the input with a rollback to a mark
+ * taken before each sample ("mark": the op's own nodes are gone before the next
+ * sample, so interning never makes a rerun free). "warm" rows rebuild a tree
+ * that is already in the arena on purpose (every intern lookup hits).
+ * Reported: the median, the interquartile range, ns per unit (leaves, or nodes
+ * for W4/W4x), and peer_median / grove_median (> 1: grove faster).
+ *
+ * Peak RSS for W5 is measured in child processes forked before anything big is
+ * allocated: each builds W5 in one engine only and reports getrusage
+ * (RUSAGE_SELF).ru_maxrss through a pipe; a baseline child that builds nothing
+ * is subtracted.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <grove.h>
+
+#include <cJSON.h>
+#include <jansson.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ===========================================================================
+ * Small utilities
+ * =========================================================================== */
+
+static int g_exit = 0; /* becomes 1 on any failure; the run goes on */
+
+static void fail(const char *fmt, ...) GV_PRINTF(1, 2);
+static void fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("grove-bench: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  g_exit = 1;
+}
+
+static void die(const char *what) {
+  fprintf(stderr, "grove-bench: fatal: %s\n", what);
+  exit(2);
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) die("out of memory");
+  return p;
+}
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) die("out of memory");
+  return q;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* growable text buffer */
+typedef struct sbuf {
+  char *p;
+  size_t n, cap;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t len) {
+  if (b->n + len + 1 > b->cap) {
+    size_t c = b->cap ? b->cap : 256;
+    while (c < b->n + len + 1)
+      c *= 2;
+    b->p = xrealloc(b->p, c);
+    b->cap = c;
+  }
+  memcpy(b->p + b->n, s, len);
+  b->n += len;
+  b->p[b->n] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s) {
+  sb_put(b, s, strlen(s));
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...) GV_PRINTF(2, 3);
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+  char tmp[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (k < 0) die("vsnprintf");
+  sb_put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
+}
+
+/* JSON string escaping for the results file */
+static void sb_json_str(sbuf *b, const char *s) {
+  sb_puts(b, "\"");
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', (char)c};
+      sb_put(b, e, 2);
+    } else if (c < 0x20) {
+      sb_printf(b, "\\u%04x", c);
+    } else {
+      sb_put(b, (const char *)&c, 1);
+    }
+  }
+  sb_puts(b, "\"");
+}
+
+/* ===========================================================================
+ * Shuffle (documented at the top) and the shared key strings
+ * =========================================================================== */
+
+static uint64_t xs_next(uint64_t *s) {
+  uint64_t x = *s;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  *s = x;
+  return x;
+}
+
+static void shuffle(uint16_t *p, size_t n, uint64_t index) {
+  uint64_t s = (index + 1) * UINT64_C(0x9E3779B97F4A7C15);
+  if (s == 0) s = 1;
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint16_t)i;
+  for (size_t k = n; k-- > 1;) {
+    size_t j = (size_t)(xs_next(&s) % (uint64_t)(k + 1));
+    uint16_t t = p[k];
+    p[k] = p[j];
+    p[j] = t;
+  }
+}
+
+static char g_w2key[1000][8]; /* "k0000" .. "k0999" */
+static char g_w3key[100][12]; /* "layer_000" .. "layer_099" */
+static char g_w5key[100][4];  /* "f00" .. "f99" */
+static const char *const g_w3inner[3] = {"kernel", "bias", "norm"};
+static const char *const g_w3norm[4] = {"gamma", "beta", "mean", "var"};
+
+static void init_keys(void) {
+  for (int i = 0; i < 1000; i++)
+    snprintf(g_w2key[i], sizeof g_w2key[i], "k%04d", i);
+  for (int i = 0; i < 100; i++)
+    snprintf(g_w3key[i], sizeof g_w3key[i], "layer_%03d", i);
+  for (int i = 0; i < 100; i++)
+    snprintf(g_w5key[i], sizeof g_w5key[i], "f%02d", i);
+}
+
+/* ===========================================================================
+ * Workloads
+ * =========================================================================== */
+
+typedef enum wkind { WK1, WK2, WK3, WK4, WK5, WK5S, WK4X } wkind;
+
+typedef struct workload {
+  const char *name;
+  wkind kind;
+  size_t n;       /* W5: dicts; W4: depth */
+  uint16_t *perm; /* W2: 1000 entries; W5: n * 100; NULL when unshuffled */
+  bool grove_only;
+  uint64_t leaves;
+  uint64_t units; /* what ns/unit divides by */
+  const char *unit;
+  sbuf text; /* the JSON text every engine parses */
+
+  /* grove */
+  bool gok;
+  gv_arena *ga;
+  const gv_node *gt;  /* the workload */
+  const gv_node *gt2; /* same shape, every leaf value + 1 (prep of same_structure) */
+  const gv_node *gs;  /* structure of gt */
+  const gv_node **gleaves, **gleaves2;
+  unsigned char *wire;
+  size_t wire_len;
+  gv_stats gstats; /* after building gt alone in ga */
+
+  /* peers: the workload and an equal, separately built copy */
+  json_t *jt, *jt2;
+  cJSON *ct, *ct2;
+} workload;
+
+#define CK(x)                                                                                      \
+  do {                                                                                             \
+    gv_status s_ = (x);                                                                            \
+    if (s_ != GV_OK) return s_;                                                                    \
+  } while (0)
+
+/* scratch for the grove builders (sized for the largest dict) */
+static const gv_node *g_k[1000], *g_v[1000];
+
+/* Build workload w in arena a; every int/float leaf value gets + off. The key
+ * nodes are made once per build (inside the timed region), as a user of an
+ * interning API would. */
+static gv_status g_build(gv_arena *a, const workload *w, int64_t off, const gv_node **out,
+                         gv_error *err) {
+  const gv_node *x, *y, *items[3];
+  switch (w->kind) {
+  case WK1: { /* [{"b": 1, "a": [2, 3]}, (4, 5), 6] */
+    const gv_node *kv[2], *vv[2];
+    CK(gv_int(a, 2 + off, &items[0], err));
+    CK(gv_int(a, 3 + off, &items[1], err));
+    CK(gv_list(a, items, 2, &vv[1], err));
+    CK(gv_int(a, 1 + off, &vv[0], err));
+    CK(gv_str(a, "b", 1, &kv[0], err));
+    CK(gv_str(a, "a", 1, &kv[1], err));
+    CK(gv_dict(a, kv, vv, 2, &x, err));
+    CK(gv_int(a, 4 + off, &items[0], err));
+    CK(gv_int(a, 5 + off, &items[1], err));
+    CK(gv_tuple(a, items, 2, &y, err));
+    items[0] = x;
+    items[1] = y;
+    CK(gv_int(a, 6 + off, &items[2], err));
+    return gv_list(a, items, 3, out, err);
+  }
+  case WK2:
+    for (size_t i = 0; i < 1000; i++) {
+      uint16_t j = w->perm[i];
+      CK(gv_str(a, g_w2key[j], 5, &g_k[i], err));
+      CK(gv_int(a, (int64_t)j + off, &g_v[i], err));
+    }
+    return gv_dict(a, g_k, g_v, 1000, out, err);
+  case WK3: {
+    const gv_node *nk[4], *ik[3], *lk[100], *lv[100], *f[4], *inner[3];
+    for (size_t i = 0; i < 4; i++)
+      CK(gv_str(a, g_w3norm[i], strlen(g_w3norm[i]), &nk[i], err));
+    for (size_t i = 0; i < 3; i++)
+      CK(gv_str(a, g_w3inner[i], strlen(g_w3inner[i]), &ik[i], err));
+    for (size_t l = 0; l < 100; l++) {
+      for (size_t i = 0; i < 4; i++)
+        CK(gv_float(a, 3.0 + (double)i + (double)off, &f[i], err));
+      CK(gv_dict(a, nk, f, 4, &inner[2], err));
+      CK(gv_float(a, 1.0 + (double)off, &inner[0], err));
+      CK(gv_float(a, 2.0 + (double)off, &inner[1], err));
+      CK(gv_dict(a, ik, inner, 3, &lv[l], err));
+      CK(gv_str(a, g_w3key[l], 9, &lk[l], err));
+    }
+    return gv_dict(a, lk, lv, 100, out, err);
+  }
+  case WK4:
+  case WK4X:
+    CK(gv_int(a, off, &x, err));
+    for (size_t d = 0; d < w->n; d++)
+      CK(gv_list(a, &x, 1, &x, err));
+    *out = x;
+    return GV_OK;
+  case WK5:
+  case WK5S: {
+    const gv_node *kn[100];
+    for (size_t j = 0; j < 100; j++)
+      CK(gv_str(a, g_w5key[j], 3, &kn[j], err));
+    const gv_node **d = malloc(w->n * sizeof *d);
+    if (!d) return GV_ENOMEM;
+    gv_status s = GV_OK;
+    for (size_t i = 0; i < w->n && s == GV_OK; i++) {
+      const uint16_t *p = w->perm ? w->perm + i * 100 : NULL;
+      for (size_t j = 0; j < 100 && s == GV_OK; j++) {
+        size_t jj = p ? p[j] : j;
+        g_k[j] = kn[jj];
+        s = gv_int(a, (int64_t)(i * 100 + jj) + off, &g_v[j], err);
+      }
+      if (s == GV_OK) s = gv_dict(a, g_k, g_v, 100, &d[i], err);
+    }
+    if (s == GV_OK) s = gv_list(a, d, w->n, out, err);
+    free(d);
+    return s;
+  }
+  }
+  return GV_EINVAL;
+}
+
+/* --- jansson builder (NULL on failure) --- */
+static json_t *j_build(const workload *w) {
+  json_t *r = NULL;
+  bool ok = true;
+#define JSET(o, k, v) ok = ok && json_object_set_new((o), (k), (v)) == 0
+#define JAPP(arr, v) ok = ok && json_array_append_new((arr), (v)) == 0
+  switch (w->kind) {
+  case WK1: {
+    json_t *a = json_array(), *d = json_object(), *t = json_array();
+    r = json_array();
+    JAPP(a, json_integer(2));
+    JAPP(a, json_integer(3));
+    JSET(d, "b", json_integer(1));
+    JSET(d, "a", a);
+    JAPP(t, json_integer(4));
+    JAPP(t, json_integer(5));
+    JAPP(r, d);
+    JAPP(r, t);
+    JAPP(r, json_integer(6));
+    break;
+  }
+  case WK2:
+    r = json_object();
+    for (size_t i = 0; i < 1000; i++)
+      JSET(r, g_w2key[w->perm[i]], json_integer(w->perm[i]));
+    break;
+  case WK3:
+    r = json_object();
+    for (size_t l = 0; l < 100; l++) {
+      json_t *layer = json_object(), *norm = json_object();
+      for (size_t i = 0; i < 4; i++)
+        JSET(norm, g_w3norm[i], json_real(3.0 + (double)i));
+      JSET(layer, "kernel", json_real(1.0));
+      JSET(layer, "bias", json_real(2.0));
+      JSET(layer, "norm", norm);
+      JSET(r, g_w3key[l], layer);
+    }
+    break;
+  case WK4:
+  case WK4X:
+    r = json_integer(0);
+    for (size_t d = 0; d < w->n && ok; d++) {
+      json_t *a = json_array();
+      JAPP(a, r);
+      r = a;
+    }
+    break;
+  case WK5:
+  case WK5S:
+    r = json_array();
+    for (size_t i = 0; i < w->n && ok; i++) {
+      json_t *d = json_object();
+      const uint16_t *p = w->perm ? w->perm + i * 100 : NULL;
+      for (size_t j = 0; j < 100; j++) {
+        size_t jj = p ? p[j] : j;
+        JSET(d, g_w5key[jj], json_integer((json_int_t)(i * 100 + jj)));
+      }
+      JAPP(r, d);
+    }
+    break;
+  }
+#undef JSET
+#undef JAPP
+  if (!ok || !r) {
+    json_decref(r);
+    return NULL;
+  }
+  return r;
+}
+
+/* --- cJSON builder (NULL on failure) --- */
+static cJSON *c_build(const workload *w) {
+  cJSON *r = NULL;
+  bool ok = true;
+#define CSET(o, k, v) ok = ok && cJSON_AddItemToObject((o), (k), (v))
+#define CAPP(arr, v) ok = ok && cJSON_AddItemToArray((arr), (v))
+  switch (w->kind) {
+  case WK1: {
+    cJSON *a = cJSON_CreateArray(), *d = cJSON_CreateObject(), *t = cJSON_CreateArray();
+    r = cJSON_CreateArray();
+    CAPP(a, cJSON_CreateNumber(2));
+    CAPP(a, cJSON_CreateNumber(3));
+    CSET(d, "b", cJSON_CreateNumber(1));
+    CSET(d, "a", a);
+    CAPP(t, cJSON_CreateNumber(4));
+    CAPP(t, cJSON_CreateNumber(5));
+    CAPP(r, d);
+    CAPP(r, t);
+    CAPP(r, cJSON_CreateNumber(6));
+    break;
+  }
+  case WK2:
+    r = cJSON_CreateObject();
+    for (size_t i = 0; i < 1000; i++)
+      CSET(r, g_w2key[w->perm[i]], cJSON_CreateNumber(w->perm[i]));
+    break;
+  case WK3:
+    r = cJSON_CreateObject();
+    for (size_t l = 0; l < 100; l++) {
+      cJSON *layer = cJSON_CreateObject(), *norm = cJSON_CreateObject();
+      for (size_t i = 0; i < 4; i++)
+        CSET(norm, g_w3norm[i], cJSON_CreateNumber(3.0 + (double)i));
+      CSET(layer, "kernel", cJSON_CreateNumber(1.0));
+      CSET(layer, "bias", cJSON_CreateNumber(2.0));
+      CSET(layer, "norm", norm);
+      CSET(r, g_w3key[l], layer);
+    }
+    break;
+  case WK4:
+  case WK4X:
+    r = cJSON_CreateNumber(0);
+    for (size_t d = 0; d < w->n && ok; d++) {
+      cJSON *a = cJSON_CreateArray();
+      CAPP(a, r);
+      r = a;
+    }
+    break;
+  case WK5:
+  case WK5S:
+    r = cJSON_CreateArray();
+    for (size_t i = 0; i < w->n && ok; i++) {
+      cJSON *d = cJSON_CreateObject();
+      const uint16_t *p = w->perm ? w->perm + i * 100 : NULL;
+      for (size_t j = 0; j < 100; j++) {
+        size_t jj = p ? p[j] : j;
+        CSET(d, g_w5key[jj], cJSON_CreateNumber((double)(i * 100 + jj)));
+      }
+      CAPP(r, d);
+    }
+    break;
+  }
+#undef CSET
+#undef CAPP
+  if (!ok || !r) {
+    cJSON_Delete(r);
+    return NULL;
+  }
+  return r;
+}
+
+/* --- the JSON text (a tuple becomes an array) --- */
+static void make_text(workload *w) {
+  sbuf *b = &w->text;
+  b->n = 0;
+  switch (w->kind) {
+  case WK1:
+    sb_puts(b, "[{\"b\": 1, \"a\": [2, 3]}, [4, 5], 6]");
+    break;
+  case WK2:
+    sb_puts(b, "{");
+    for (size_t i = 0; i < 1000; i++)
+      sb_printf(b, "%s\"%s\": %u", i ? ", " : "", g_w2key[w->perm[i]], (unsigned)w->perm[i]);
+    sb_puts(b, "}");
+    break;
+  case WK3:
+    sb_puts(b, "{");
+    for (size_t l = 0; l < 100; l++)
+      sb_printf(b,
+                "%s\"%s\": {\"kernel\": 1.0, \"bias\": 2.0, \"norm\": {\"gamma\": 3.0, "
+                "\"beta\": 4.0, \"mean\": 5.0, \"var\": 6.0}}",
+                l ? ", " : "", g_w3key[l]);
+    sb_puts(b, "}");
+    break;
+  case WK4:
+  case WK4X:
+    for (size_t d = 0; d < w->n; d++)
+      sb_put(b, "[", 1);
+    sb_put(b, "0", 1);
+    for (size_t d = 0; d < w->n; d++)
+      sb_put(b, "]", 1);
+    break;
+  case WK5:
+  case WK5S:
+    sb_puts(b, "[");
+    for (size_t i = 0; i < w->n; i++) {
+      const uint16_t *p = w->perm ? w->perm + i * 100 : NULL;
+      sb_puts(b, i ? ", {" : "{");
+      for (size_t j = 0; j < 100; j++) {
+        size_t jj = p ? p[j] : j;
+        sb_printf(b, "%s\"%s\": %zu", j ? ", " : "", g_w5key[jj], i * 100 + jj);
+      }
+      sb_puts(b, "}");
+    }
+    sb_puts(b, "]");
+    break;
+  }
+}
+
+/* ===========================================================================
+ * Peer helpers: leaves in sorted-key order, sorting a cJSON copy
+ * (explicit stacks; scratch kept across calls, like grove's caller array)
+ * =========================================================================== */
+
+typedef struct jpair {
+  const char *k;
+  json_t *v;
+} jpair;
+
+typedef struct jframe {
+  json_t *v;
+  size_t i, n, base;
+} jframe;
+
+static jpair *g_jpool;
+static size_t g_jpool_cap;
+static jframe *g_jstack;
+static size_t g_jstack_cap;
+
+static int jpair_cmp(const void *x, const void *y) {
+  return strcmp(((const jpair *)x)->k, ((const jpair *)y)->k);
+}
+
+/* Leaves of t in sorted-key order into out (cap entries); returns the count. */
+static size_t j_sorted_leaves(json_t *t, json_t **out, size_t cap) {
+  size_t nl = 0, sp = 0, top = 0;
+  if (!json_is_object(t) && !json_is_array(t)) {
+    if (cap) out[0] = t;
+    return 1;
+  }
+  if (!g_jstack_cap) {
+    g_jstack_cap = 64;
+    g_jstack = xmalloc(g_jstack_cap * sizeof *g_jstack);
+  }
+  g_jstack[sp++] = (jframe){t, 0, SIZE_MAX, 0};
+  while (sp) {
+    jframe *f = &g_jstack[sp - 1];
+    if (f->n == SIZE_MAX) { /* first visit */
+      if (json_is_object(f->v)) {
+        size_t n = json_object_size(f->v);
+        if (top + n > g_jpool_cap) {
+          g_jpool_cap = (top + n) * 2;
+          g_jpool = xrealloc(g_jpool, g_jpool_cap * sizeof *g_jpool);
+        }
+        const char *key;
+        json_t *val;
+        size_t k = 0;
+        json_object_foreach(f->v, key, val) {
+          g_jpool[top + k].k = key;
+          g_jpool[top + k].v = val;
+          k++;
+        }
+        qsort(g_jpool + top, n, sizeof *g_jpool, jpair_cmp);
+        f->base = top;
+        f->n = n;
+        top += n;
+      } else {
+        f->n = json_array_size(f->v);
+        f->base = SIZE_MAX;
+      }
+    }
+    if (f->i < f->n) {
+      json_t *c = f->base != SIZE_MAX ? g_jpool[f->base + f->i].v : json_array_get(f->v, f->i);
+      f->i++;
+      if (json_is_object(c) || json_is_array(c)) {
+        if (sp == g_jstack_cap) {
+          g_jstack_cap *= 2;
+          g_jstack = xrealloc(g_jstack, g_jstack_cap * sizeof *g_jstack);
+        }
+        g_jstack[sp++] = (jframe){c, 0, SIZE_MAX, 0};
+      } else {
+        if (nl < cap) out[nl] = c;
+        nl++;
+      }
+    } else {
+      if (f->base != SIZE_MAX) top = f->base;
+      sp--;
+    }
+  }
+  return nl;
+}
+
+typedef struct cframe {
+  cJSON *v;
+  cJSON *next; /* arrays: next child */
+  size_t i, n, base;
+} cframe;
+
+static cJSON **g_cpool;
+static size_t g_cpool_cap;
+static cframe *g_cstack;
+static size_t g_cstack_cap;
+
+static int cptr_cmp(const void *x, const void *y) {
+  return strcmp((*(cJSON *const *)x)->string, (*(cJSON *const *)y)->string);
+}
+
+static void cpool_need(size_t n) {
+  if (n > g_cpool_cap) {
+    g_cpool_cap = n * 2;
+    g_cpool = xrealloc(g_cpool, g_cpool_cap * sizeof *g_cpool);
+  }
+}
+
+static void cstack_push(size_t *sp, cJSON *v) {
+  if (*sp == g_cstack_cap) {
+    g_cstack_cap = g_cstack_cap ? g_cstack_cap * 2 : 64;
+    g_cstack = xrealloc(g_cstack, g_cstack_cap * sizeof *g_cstack);
+  }
+  g_cstack[(*sp)++] = (cframe){v, NULL, 0, SIZE_MAX, 0};
+}
+
+static bool c_container(const cJSON *c) {
+  return cJSON_IsArray(c) || cJSON_IsObject(c);
+}
+
+static size_t c_sorted_leaves(cJSON *t, cJSON **out, size_t cap) {
+  size_t nl = 0, sp = 0, top = 0;
+  if (!c_container(t)) {
+    if (cap) out[0] = t;
+    return 1;
+  }
+  cstack_push(&sp, t);
+  while (sp) {
+    cframe *f = &g_cstack[sp - 1];
+    if (f->n == SIZE_MAX) {
+      if (cJSON_IsObject(f->v)) {
+        size_t n = 0;
+        for (cJSON *c = f->v->child; c; c = c->next)
+          n++;
+        cpool_need(top + n);
+        size_t k = 0;
+        for (cJSON *c = f->v->child; c; c = c->next)
+          g_cpool[top + k++] = c;
+        qsort(g_cpool + top, n, sizeof *g_cpool, cptr_cmp);
+        f->base = top;
+        f->n = n;
+        top += n;
+      } else {
+        f->base = SIZE_MAX;
+        f->next = f->v->child;
+        f->n = 0; /* arrays use next */
+      }
+    }
+    cJSON *c = NULL;
+    if (f->base != SIZE_MAX) {
+      if (f->i < f->n) c = g_cpool[f->base + f->i++];
+    } else if (f->next) {
+      c = f->next;
+      f->next = c->next;
+    }
+    if (c) {
+      if (c_container(c)) {
+        cstack_push(&sp, c); /* may move g_cstack; f is not used after this */
+      } else {
+        if (nl < cap) out[nl] = c;
+        nl++;
+      }
+    } else {
+      if (f->base != SIZE_MAX) top = f->base;
+      sp--;
+    }
+  }
+  return nl;
+}
+
+/* Sort the members of every object of t by key, in place. */
+static void c_sort_all(cJSON *t) {
+  size_t sp = 0;
+  if (!c_container(t)) return;
+  cstack_push(&sp, t);
+  while (sp) {
+    cJSON *v = g_cstack[--sp].v;
+    if (cJSON_IsObject(v) && v->child) {
+      size_t n = 0;
+      for (cJSON *c = v->child; c; c = c->next)
+        n++;
+      cpool_need(n);
+      size_t k = 0;
+      for (cJSON *c = v->child; c; c = c->next)
+        g_cpool[k++] = c;
+      qsort(g_cpool, n, sizeof *g_cpool, cptr_cmp);
+      for (size_t i = 0; i < n; i++) {
+        g_cpool[i]->next = i + 1 < n ? g_cpool[i + 1] : NULL;
+        g_cpool[i]->prev = i ? g_cpool[i - 1] : g_cpool[n - 1];
+      }
+      v->child = g_cpool[0];
+    }
+    for (cJSON *c = v->child; c; c = c->next)
+      if (c_container(c)) cstack_push(&sp, c);
+  }
+}
+
+/* ===========================================================================
+ * Operations
+ * =========================================================================== */
+
+typedef struct rep {
+  gv_arena *a; /* fresh arena, or the workload's arena (mark mode) */
+  gv_error err;
+  const gv_node *gout;
+  json_t *jres; /* peer results freed after the sample, untimed */
+  cJSON *cres;
+  char msg[600];
+} rep;
+
+typedef int (*op_fn)(workload *w, rep *r); /* 0 = ok */
+
+static volatile size_t g_sink; /* defeats dead-code elimination */
+
+static gv_status null_write(void *ctx, const char *data, size_t len) {
+  (void)data;
+  *(size_t *)ctx += len;
+  return GV_OK;
+}
+
+typedef struct obuf {
+  unsigned char *p;
+  size_t n, cap;
+} obuf;
+
+static obuf g_obuf;
+
+static gv_status buf_write(void *ctx, const char *data, size_t len) {
+  obuf *b = ctx;
+  if (b->n + len > b->cap) {
+    size_t c = b->cap ? b->cap : 4096;
+    while (c < b->n + len)
+      c *= 2;
+    unsigned char *q = realloc(b->p, c);
+    if (!q) return GV_ENOMEM;
+    b->p = q;
+    b->cap = c;
+  }
+  memcpy(b->p + b->n, data, len);
+  b->n += len;
+  return GV_OK;
+}
+
+static gv_status map_id(void *ctx, gv_arena *a, const gv_node *const *values, size_t n,
+                        const gv_node **out) {
+  (void)ctx;
+  (void)a;
+  (void)n;
+  *out = values[0];
+  return GV_OK;
+}
+
+static gv_status map_inc(void *ctx, gv_arena *a, const gv_node *const *values, size_t n,
+                         const gv_node **out) {
+  (void)ctx;
+  (void)n;
+  const gv_node *v = values[0];
+  if (gv_kind(v) == GV_INT) return gv_int(a, gv_get_int(v) + 1, out, NULL);
+  if (gv_kind(v) == GV_FLOAT) return gv_float(a, gv_get_float(v) + 1.0, out, NULL);
+  *out = v;
+  return GV_OK;
+}
+
+static gv_status count_path(void *ctx, const gv_node *const *path, size_t depth,
+                            const gv_node *leaf) {
+  (void)path;
+  (void)leaf;
+  *(size_t *)ctx += depth + 1;
+  return GV_OK;
+}
+
+/* --- grove --- */
+static int g_op_build(workload *w, rep *r) {
+  return (int)g_build(r->a, w, 0, &r->gout, &r->err);
+}
+static int g_op_build_warm(workload *w, rep *r) {
+  gv_status s = g_build(r->a, w, 0, &r->gout, &r->err);
+  if (s == GV_OK && r->gout != w->gt) {
+    snprintf(r->msg, sizeof r->msg, "warm rebuild is not the same pointer");
+    return -1;
+  }
+  return (int)s;
+}
+static int g_op_parse(workload *w, rep *r) {
+  return (int)gv_parse(r->a, w->text.p, w->text.n, &r->gout, &r->err);
+}
+static int g_op_flatten(workload *w, rep *r) {
+  size_t n = 0;
+  gv_status s = gv_flatten(w->gt, w->gleaves, (size_t)w->leaves, &n, &r->err);
+  g_sink = n;
+  return (int)s;
+}
+static int g_op_structure(workload *w, rep *r) {
+  return (int)gv_structure(r->a, w->gt, &r->gout, &r->err);
+}
+static int g_op_walk_paths(workload *w, rep *r) {
+  size_t cnt = 0;
+  gv_status s = gv_walk_paths(r->a, w->gt, count_path, &cnt, &r->err);
+  g_sink = cnt;
+  return (int)s;
+}
+static int g_op_fwp(workload *w, rep *r) {
+  return (int)gv_flatten_with_path(r->a, w->gt, &r->gout, &r->err);
+}
+static int g_op_pack(workload *w, rep *r) {
+  return (int)gv_pack_sequence_as(r->a, w->gs, w->gleaves2, (size_t)w->leaves, &r->gout, &r->err);
+}
+static int g_op_map_id(workload *w, rep *r) {
+  gv_status s = gv_map(r->a, map_id, NULL, &w->gt, 1, false, &r->gout, &r->err);
+  if (s == GV_OK && r->gout != w->gt) {
+    snprintf(r->msg, sizeof r->msg, "map(identity) did not return the same node");
+    return -1;
+  }
+  return (int)s;
+}
+static int g_op_map_inc(workload *w, rep *r) {
+  gv_status s = gv_map(r->a, map_inc, NULL, &w->gt, 1, false, &r->gout, &r->err);
+  if (s == GV_OK && (r->gout == w->gt || gv_num_leaves(r->gout) != w->leaves)) {
+    snprintf(r->msg, sizeof r->msg, "map(x+1) gave a wrong tree");
+    return -1;
+  }
+  return (int)s;
+}
+static int g_op_order(workload *w, rep *r) {
+  bool changed = false;
+  gv_status s = gv_order(r->a, w->gt, &r->gout, &changed, &r->err);
+  g_sink = changed;
+  return (int)s;
+}
+static int g_op_equal_ptr(workload *w, rep *r) {
+  (void)r;
+  const gv_node *volatile x = w->gt, *volatile y = w->gt;
+  g_sink = x == y;
+  return 0;
+}
+static int g_op_same(workload *w, rep *r) {
+  return (int)gv_same_structure(r->a, w->gt, w->gt2, &r->err);
+}
+static int g_op_print(workload *w, rep *r) {
+  size_t n = 0;
+  gv_status s = gv_print(r->a, w->gt, null_write, &n, &r->err);
+  g_sink = n;
+  return (int)s;
+}
+static int g_op_print_json(workload *w, rep *r) {
+  size_t n = 0;
+  gv_status s = gv_print_json(r->a, w->gt, null_write, &n, &r->err);
+  g_sink = n;
+  return (int)s;
+}
+static int g_op_fingerprint(workload *w, rep *r) {
+  uint8_t fp[16];
+  gv_status s = gv_fingerprint(r->a, w->gt, fp, &r->err);
+  g_sink = fp[0];
+  return (int)s;
+}
+static int g_op_encode(workload *w, rep *r) {
+  g_obuf.n = 0;
+  return (int)gv_encode(r->a, w->gt, buf_write, &g_obuf, &r->err);
+}
+static int g_op_decode(workload *w, rep *r) {
+  return (int)gv_decode(r->a, w->wire, w->wire_len, &r->gout, &r->err);
+}
+
+/* --- jansson --- */
+#define PEER_NULL(x, what)                                                                         \
+  do {                                                                                             \
+    if (!(x)) {                                                                                    \
+      snprintf(r->msg, sizeof r->msg, "%s failed", what);                                          \
+      return -1;                                                                                   \
+    }                                                                                              \
+  } while (0)
+
+static int j_op_build(workload *w, rep *r) {
+  r->jres = j_build(w);
+  PEER_NULL(r->jres, "jansson build");
+  return 0;
+}
+static int j_op_parse(workload *w, rep *r) {
+  json_error_t e;
+  r->jres = json_loadb(w->text.p, w->text.n, 0, &e);
+  if (!r->jres) {
+    snprintf(r->msg, sizeof r->msg, "json_loadb: %s", e.text);
+    return -1;
+  }
+  return 0;
+}
+static json_t **g_jleaves;
+static cJSON **g_cleaves;
+static int j_op_flatten(workload *w, rep *r) {
+  size_t n = j_sorted_leaves(w->jt, g_jleaves, (size_t)w->leaves);
+  g_sink = n;
+  if (n != w->leaves) {
+    snprintf(r->msg, sizeof r->msg, "jansson leaves %zu", n);
+    return -1;
+  }
+  return 0;
+}
+static int j_op_sorted_dump(workload *w, rep *r) {
+  char *s = json_dumps(w->jt, JSON_SORT_KEYS);
+  PEER_NULL(s, "json_dumps");
+  g_sink = (size_t)s[0];
+  free(s);
+  return 0;
+}
+static int j_op_equal(workload *w, rep *r) {
+  if (!json_equal(w->jt, w->jt2)) {
+    snprintf(r->msg, sizeof r->msg, "json_equal: copies differ");
+    return -1;
+  }
+  return 0;
+}
+static int j_op_dump(workload *w, rep *r) {
+  char *s = json_dumps(w->jt, JSON_ENCODE_ANY);
+  PEER_NULL(s, "json_dumps");
+  g_sink = (size_t)s[0];
+  free(s);
+  return 0;
+}
+static int j_op_copy(workload *w, rep *r) {
+  r->jres = json_deep_copy(w->jt);
+  PEER_NULL(r->jres, "json_deep_copy");
+  return 0;
+}
+
+/* --- cJSON --- */
+static int c_op_build(workload *w, rep *r) {
+  r->cres = c_build(w);
+  PEER_NULL(r->cres, "cJSON build");
+  return 0;
+}
+static int c_op_parse(workload *w, rep *r) {
+  r->cres = cJSON_ParseWithLength(w->text.p, w->text.n);
+  PEER_NULL(r->cres, "cJSON_ParseWithLength");
+  return 0;
+}
+static int c_op_flatten(workload *w, rep *r) {
+  size_t n = c_sorted_leaves(w->ct, g_cleaves, (size_t)w->leaves);
+  g_sink = n;
+  if (n != w->leaves) {
+    snprintf(r->msg, sizeof r->msg, "cJSON leaves %zu", n);
+    return -1;
+  }
+  return 0;
+}
+static int c_op_sorted_dump(workload *w, rep *r) {
+  cJSON *copy = cJSON_Duplicate(w->ct, 1);
+  PEER_NULL(copy, "cJSON_Duplicate");
+  c_sort_all(copy);
+  char *s = cJSON_PrintUnformatted(copy);
+  cJSON_Delete(copy);
+  PEER_NULL(s, "cJSON_PrintUnformatted");
+  g_sink = (size_t)s[0];
+  cJSON_free(s);
+  return 0;
+}
+static int c_op_equal(workload *w, rep *r) {
+  if (!cJSON_Compare(w->ct, w->ct2, 1)) {
+    snprintf(r->msg, sizeof r->msg, "cJSON_Compare: copies differ");
+    return -1;
+  }
+  return 0;
+}
+static int c_op_dump(workload *w, rep *r) {
+  char *s = cJSON_PrintUnformatted(w->ct);
+  PEER_NULL(s, "cJSON_PrintUnformatted");
+  g_sink = (size_t)s[0];
+  cJSON_free(s);
+  return 0;
+}
+static int c_op_copy(workload *w, rep *r) {
+  r->cres = cJSON_Duplicate(w->ct, 1);
+  PEER_NULL(r->cres, "cJSON_Duplicate");
+  return 0;
+}
+
+/* Preps run once per grove cell, after a mark that is rolled back when the
+ * cell is done, so no op ever finds another op's nodes in the arena. */
+typedef gv_status (*prep_fn)(workload *w, gv_error *err);
+
+/* pack_sequence_as: the structure, and leaves that make a tree not yet in the
+ * arena (gt's leaves reversed; a fresh int when there is one leaf). */
+static gv_status prep_pack(workload *w, gv_error *err) {
+  CK(gv_structure(w->ga, w->gt, &w->gs, err));
+  size_t n = (size_t)w->leaves;
+  if (n == 1) return gv_int(w->ga, 1, &w->gleaves2[0], err);
+  for (size_t i = 0; i < n; i++)
+    w->gleaves2[i] = w->gleaves[n - 1 - i];
+  return GV_OK;
+}
+
+/* same_structure: a second tree of the same shape, every leaf + 1 */
+static gv_status prep_same(workload *w, gv_error *err) {
+  return g_build(w->ga, w, 1, &w->gt2, err);
+}
+
+typedef enum gmode { G_FRESH, G_MARK } gmode;
+
+typedef struct opdef {
+  const char *name;
+  op_fn g, j, c;
+  gmode mode;
+  const char *arena; /* what the table says about the grove cell */
+  const char *peer;  /* what the peers do, for the notes */
+  bool big_only;     /* only for W5/W5s (warm rebuild) */
+  prep_fn prep;      /* grove: extra input, built before the cell's mark */
+} opdef;
+
+static const opdef g_ops[] = {
+    {"build", g_op_build, j_op_build, c_op_build, G_FRESH, "fresh", "C API build", false, NULL},
+    {"build (warm)", g_op_build_warm, NULL, NULL, G_MARK, "warm", "", true, NULL},
+    {"parse", g_op_parse, j_op_parse, c_op_parse, G_FRESH, "fresh", "json_loadb / cJSON_Parse",
+     false, NULL},
+    {"flatten", g_op_flatten, j_op_flatten, c_op_flatten, G_MARK, "mark",
+     "collect leaves, sorted keys", false, NULL},
+    {"structure", g_op_structure, NULL, NULL, G_MARK, "mark", "", false, NULL},
+    {"walk_paths", g_op_walk_paths, NULL, NULL, G_MARK, "mark", "", false, NULL},
+    {"flatten_with_path", g_op_fwp, NULL, NULL, G_MARK, "mark", "", false, NULL},
+    {"pack_sequence_as", g_op_pack, NULL, NULL, G_MARK, "mark", "", false, prep_pack},
+    {"map(identity)", g_op_map_id, NULL, NULL, G_MARK, "mark", "", false, NULL},
+    {"map(x+1)", g_op_map_inc, NULL, NULL, G_MARK, "mark", "", false, NULL},
+    {"order", g_op_order, j_op_sorted_dump, c_op_sorted_dump, G_MARK, "mark", "sorted dump", false,
+     NULL},
+    {"equal", g_op_equal_ptr, j_op_equal, c_op_equal, G_MARK, "-", "deep equal", false, NULL},
+    {"same_structure", g_op_same, j_op_equal, c_op_equal, G_MARK, "mark", "deep equal", false,
+     prep_same},
+    {"print", g_op_print, j_op_dump, c_op_dump, G_MARK, "mark", "dumps", false, NULL},
+    {"print_json", g_op_print_json, j_op_dump, c_op_dump, G_MARK, "mark", "dumps", false, NULL},
+    {"fingerprint", g_op_fingerprint, NULL, NULL, G_MARK, "mark", "", false, NULL},
+    {"encode", g_op_encode, NULL, NULL, G_MARK, "mark", "", false, NULL},
+    {"decode", g_op_decode, NULL, NULL, G_FRESH, "fresh", "", false, NULL},
+    {"deep copy", NULL, j_op_copy, c_op_copy, G_MARK, "-", "json_deep_copy / cJSON_Duplicate",
+     false, NULL},
+};
+#define N_OPS (sizeof g_ops / sizeof g_ops[0])
+
+/* ===========================================================================
+ * The timing harness
+ * =========================================================================== */
+
+enum { ENG_GROVE, ENG_JANSSON, ENG_CJSON, N_ENG };
+static const char *const g_eng_name[N_ENG] = {"grove", "jansson", "cJSON"};
+
+typedef struct cell {
+  bool ran, ok;
+  double med, p25, p75, min, max; /* ns per call */
+  size_t samples, inner;
+  bool batched;
+  char msg[640];
+} cell;
+
+typedef struct row {
+  const char *workload;
+  const char *op;
+  const char *arena;
+  uint64_t units;
+  const char *unit;
+  cell c[N_ENG];
+} row;
+
+static row *g_rows;
+static size_t g_nrows, g_rows_cap;
+
+static bool g_quick = false;
+static double g_target_ns = 0.2e9;
+static double g_timer_overhead = 0;
+
+/* One sample: `inner` calls; *ns the elapsed time. Returns 0 or an error (msg set). */
+static int one_sample(workload *w, int eng, op_fn fn, gmode mode, size_t inner, uint64_t *ns,
+                      bool *pure, char *msg, size_t msgcap) {
+  rep r;
+  memset(&r, 0, sizeof r);
+  gv_mark m;
+  gv_stats before, after;
+  memset(&m, 0, sizeof m);
+  if (eng == ENG_GROVE) {
+    if (mode == G_FRESH) {
+      gv_status s = gv_arena_new(NULL, &r.a);
+      if (s != GV_OK) {
+        snprintf(msg, msgcap, "gv_arena_new: %s", gv_status_name(s));
+        return -1;
+      }
+    } else {
+      r.a = w->ga;
+      m = gv_arena_mark(w->ga);
+      gv_arena_stats(w->ga, &before);
+    }
+  }
+  int rc = 0;
+  uint64_t t0 = now_ns();
+  for (size_t k = 0; k < inner && rc == 0; k++)
+    rc = fn(w, &r);
+  uint64_t t1 = now_ns();
+  *ns = t1 - t0;
+  if (rc != 0) {
+    if (r.msg[0])
+      snprintf(msg, msgcap, "%s", r.msg);
+    else
+      snprintf(msg, msgcap, "%s: %s", gv_status_name((gv_status)rc),
+               r.err.msg[0] ? r.err.msg : "(no message)");
+  }
+  if (eng == ENG_GROVE) {
+    if (mode == G_FRESH) {
+      *pure = false;
+      gv_arena_free(r.a);
+    } else {
+      gv_arena_stats(w->ga, &after);
+      *pure = after.nodes == before.nodes && after.bytes_used == before.bytes_used &&
+              after.bytes_reserved == before.bytes_reserved;
+      gv_arena_rollback(w->ga, &m);
+    }
+  } else {
+    *pure = !r.jres && !r.cres;
+    json_decref(r.jres);
+    cJSON_Delete(r.cres);
+  }
+  return rc;
+}
+
+static int dbl_cmp(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+static double quantile(const double *s, size_t n, double q) {
+  double pos = q * (double)(n - 1);
+  size_t i = (size_t)pos;
+  double f = pos - (double)i;
+  return i + 1 < n ? s[i] * (1 - f) + s[i + 1] * f : s[n - 1];
+}
+
+static void run_cell_inner(workload *w, int eng, op_fn fn, gmode mode, cell *c);
+
+static void run_cell(workload *w, int eng, op_fn fn, gmode mode, prep_fn prep, cell *c) {
+  if (eng != ENG_GROVE || !prep) {
+    run_cell_inner(w, eng, fn, mode, c);
+    return;
+  }
+  gv_error err;
+  memset(&err, 0, sizeof err);
+  gv_mark m = gv_arena_mark(w->ga);
+  gv_status s = prep(w, &err);
+  if (s != GV_OK) {
+    memset(c, 0, sizeof *c);
+    c->ran = true;
+    snprintf(c->msg, sizeof c->msg, "prep: %s: %s", gv_status_name(s), err.msg);
+    fail("%s grove prep: %s", w->name, c->msg);
+  } else {
+    run_cell_inner(w, eng, fn, mode, c);
+  }
+  gv_arena_rollback(w->ga, &m);
+}
+
+static void run_cell_inner(workload *w, int eng, op_fn fn, gmode mode, cell *c) {
+  uint64_t ns = 0;
+  bool pure = false;
+  memset(c, 0, sizeof *c);
+  c->ran = true;
+  /* warm-up */
+  if (one_sample(w, eng, fn, mode, 1, &ns, &pure, c->msg, sizeof c->msg) != 0) {
+    fail("%s %s %s: %s", w->name, g_eng_name[eng], "warm-up", c->msg);
+    return;
+  }
+  double est = (double)ns > 1 ? (double)ns : 1;
+  size_t inner = 1, samples = 3;
+  if (!g_quick) {
+    if (pure && est < 20000) { /* batch so that a sample takes >= ~20 us */
+      inner = (size_t)(20000 / est) + 1;
+    }
+    double per = est * (double)inner;
+    double want = g_target_ns / per;
+    samples = want < 3 ? 3 : want > 5000 ? 5000 : (size_t)want;
+  } else if (pure && est < 2000) {
+    inner = (size_t)(2000 / est) + 1;
+  }
+  double *s = xmalloc(samples * sizeof *s);
+  size_t got = 0;
+  for (size_t i = 0; i < samples; i++) {
+    bool p2;
+    if (one_sample(w, eng, fn, mode, inner, &ns, &p2, c->msg, sizeof c->msg) != 0) {
+      fail("%s %s: %s", w->name, g_eng_name[eng], c->msg);
+      free(s);
+      return;
+    }
+    double v = (double)ns;
+    if (inner == 1) v = v > g_timer_overhead ? v - g_timer_overhead : 0;
+    s[got++] = v / (double)inner;
+  }
+  qsort(s, got, sizeof *s, dbl_cmp);
+  c->ok = true;
+  c->samples = got;
+  c->inner = inner;
+  c->batched = inner > 1;
+  c->min = s[0];
+  c->max = s[got - 1];
+  c->med = quantile(s, got, 0.5);
+  c->p25 = quantile(s, got, 0.25);
+  c->p75 = quantile(s, got, 0.75);
+  free(s);
+}
+
+static void measure_timer_overhead(void) {
+  double s[1001];
+  for (size_t i = 0; i < 1001; i++) {
+    uint64_t t0 = now_ns();
+    uint64_t t1 = now_ns();
+    s[i] = (double)(t1 - t0);
+  }
+  qsort(s, 1001, sizeof s[0], dbl_cmp);
+  g_timer_overhead = s[500];
+}
+
+static row *new_row(void) {
+  if (g_nrows == g_rows_cap) {
+    g_rows_cap = g_rows_cap ? g_rows_cap * 2 : 64;
+    g_rows = xrealloc(g_rows, g_rows_cap * sizeof *g_rows);
+  }
+  row *r = &g_rows[g_nrows++];
+  memset(r, 0, sizeof *r);
+  return r;
+}
+
+/* ===========================================================================
+ * Workload setup, verification, teardown
+ * =========================================================================== */
+
+static bool leaf_value(const gv_node *n, double *v) {
+  if (gv_kind(n) == GV_INT) {
+    *v = (double)gv_get_int(n);
+    return true;
+  }
+  if (gv_kind(n) == GV_FLOAT) {
+    *v = gv_get_float(n);
+    return true;
+  }
+  return false;
+}
+
+static void setup_grove(workload *w) {
+  gv_error err;
+  gv_status s;
+  size_t n = 0;
+  memset(&err, 0, sizeof err);
+  w->gok = false;
+  if ((s = gv_arena_new(NULL, &w->ga)) != GV_OK) {
+    fail("%s: gv_arena_new: %s", w->name, gv_status_name(s));
+    return;
+  }
+#define GS(call, what)                                                                             \
+  do {                                                                                             \
+    if ((s = (call)) != GV_OK) {                                                                   \
+      fail("%s: grove setup: %s: %s: %s", w->name, what, gv_status_name(s), err.msg);              \
+      return;                                                                                      \
+    }                                                                                              \
+  } while (0)
+  GS(g_build(w->ga, w, 0, &w->gt, &err), "build");
+  gv_arena_stats(w->ga, &w->gstats);
+  if (gv_num_leaves(w->gt) != w->leaves) {
+    fail("%s: grove num_leaves %" PRIu64 ", expected %" PRIu64, w->name, gv_num_leaves(w->gt),
+         w->leaves);
+    return;
+  }
+  const gv_node *again = NULL;
+  GS(g_build(w->ga, w, 0, &again, &err), "rebuild");
+  if (again != w->gt) fail("%s: rebuilding the same tree gave a different pointer", w->name);
+  w->gleaves = xmalloc((size_t)w->leaves * sizeof *w->gleaves);
+  w->gleaves2 = xmalloc((size_t)w->leaves * sizeof *w->gleaves2);
+  GS(gv_flatten(w->gt, w->gleaves, (size_t)w->leaves, &n, &err), "flatten");
+  w->gok = true;
+#undef GS
+  /* Soft checks (a failure is reported, the other rows still run); every node
+   * they build is rolled back so that no timed op finds its result interned. */
+  gv_mark m = gv_arena_mark(w->ga);
+#define SOFT(call, what)                                                                           \
+  ((s = (call)) == GV_OK ||                                                                        \
+   (fail("%s: grove check: %s: %s: %s", w->name, what, gv_status_name(s), err.msg), false))
+  g_obuf.n = 0;
+  if (SOFT(gv_encode(w->ga, w->gt, buf_write, &g_obuf, &err), "encode")) {
+    w->wire = xmalloc(g_obuf.n);
+    memcpy(w->wire, g_obuf.p, g_obuf.n);
+    w->wire_len = g_obuf.n;
+    const gv_node *decoded = NULL;
+    if (SOFT(gv_decode(w->ga, w->wire, w->wire_len, &decoded, &err), "decode") && decoded != w->gt)
+      fail("%s: decode(encode(t)) != t", w->name);
+  }
+  const gv_node *parsed = NULL;
+  if (SOFT(gv_parse(w->ga, w->text.p, w->text.n, &parsed, &err), "parse") && w->kind != WK1 &&
+      parsed != w->gt)
+    fail("%s: parse(text) != the built tree", w->name);
+  bool changed = false;
+  const gv_node *ordered = NULL;
+  bool want_changed = w->kind == WK2 || w->kind == WK3 || w->kind == WK5 || w->kind == WK1;
+  if (SOFT(gv_order(w->ga, w->gt, &ordered, &changed, &err), "order") &&
+      (changed != want_changed || (ordered == w->gt) == changed))
+    fail("%s: order reported changed=%d, expected %d", w->name, changed, want_changed);
+  const gv_node *m1 = NULL;
+  if (SOFT(gv_map(w->ga, map_inc, NULL, &w->gt, 1, false, &m1, &err), "map(x+1)")) {
+    const gv_node *b1 = NULL;
+    if (SOFT(g_build(w->ga, w, 1, &b1, &err), "build +1") && b1 != m1)
+      fail("%s: map(x+1) != the tree built with +1", w->name);
+  }
+#undef SOFT
+  gv_arena_rollback(w->ga, &m);
+}
+
+static void setup_peers(workload *w) {
+  w->jt = j_build(w);
+  w->jt2 = j_build(w);
+  w->ct = c_build(w);
+  w->ct2 = c_build(w);
+  if (!w->jt || !w->jt2 || !w->ct || !w->ct2) die("peer build failed");
+}
+
+/* Same data in every engine: the leaf values in traversal (sorted-key) order
+ * agree, and the peers' parse of the text equals their C API build. */
+static void verify(workload *w) {
+  size_t n = (size_t)w->leaves;
+  size_t nj = j_sorted_leaves(w->jt, g_jleaves, n);
+  size_t nc = c_sorted_leaves(w->ct, g_cleaves, n);
+  if (nj != n || nc != n) {
+    fail("%s: leaf counts differ: expected %zu, jansson %zu, cJSON %zu", w->name, n, nj, nc);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    double vj = json_number_value(g_jleaves[i]);
+    double vc = g_cleaves[i]->valuedouble;
+    double vg = vj;
+    if (w->gok && !leaf_value(w->gleaves[i], &vg)) vg = -1e300;
+    if (vj != vc || vj != vg) {
+      fail("%s: leaf %zu differs: grove %g, jansson %g, cJSON %g", w->name, i, vg, vj, vc);
+      return;
+    }
+  }
+  json_error_t e;
+  json_t *jp = json_loadb(w->text.p, w->text.n, 0, &e);
+  if (!jp || !json_equal(jp, w->jt)) fail("%s: jansson parse(text) != build", w->name);
+  json_decref(jp);
+  cJSON *cp = cJSON_ParseWithLength(w->text.p, w->text.n);
+  if (!cp || !cJSON_Compare(cp, w->ct, 1)) fail("%s: cJSON parse(text) != build", w->name);
+  cJSON_Delete(cp);
+}
+
+static void teardown(workload *w) {
+  gv_arena_free(w->ga);
+  w->ga = NULL;
+  free(w->gleaves);
+  free(w->gleaves2);
+  free(w->wire);
+  json_decref(w->jt);
+  json_decref(w->jt2);
+  cJSON_Delete(w->ct);
+  cJSON_Delete(w->ct2);
+  w->gleaves = w->gleaves2 = NULL;
+  w->wire = NULL;
+  w->jt = w->jt2 = NULL;
+  w->ct = w->ct2 = NULL;
+}
+
+static void run_workload(workload *w) {
+  fprintf(stderr, "grove-bench: %s ...\n", w->name);
+  make_text(w);
+  setup_grove(w);
+  if (!w->grove_only) {
+    setup_peers(w);
+    g_jleaves = xrealloc(g_jleaves, (size_t)w->leaves * sizeof *g_jleaves);
+    g_cleaves = xrealloc(g_cleaves, (size_t)w->leaves * sizeof *g_cleaves);
+    verify(w);
+  }
+  for (size_t o = 0; o < N_OPS; o++) {
+    const opdef *op = &g_ops[o];
+    if (op->big_only && w->kind != WK5 && w->kind != WK5S) continue;
+    if (w->grove_only && !op->g) continue;
+    row *r = new_row();
+    r->workload = w->name;
+    r->op = op->name;
+    r->arena = op->g ? op->arena : "-";
+    r->units = w->units;
+    r->unit = w->unit;
+    if (op->g) {
+      if (w->gok) {
+        run_cell(w, ENG_GROVE, op->g, op->mode, op->prep, &r->c[ENG_GROVE]);
+      } else {
+        r->c[ENG_GROVE].ran = true;
+        snprintf(r->c[ENG_GROVE].msg, sizeof r->c[ENG_GROVE].msg, "setup failed");
+      }
+    }
+    if (!w->grove_only) {
+      if (op->j) run_cell(w, ENG_JANSSON, op->j, op->mode, NULL, &r->c[ENG_JANSSON]);
+      if (op->c) run_cell(w, ENG_CJSON, op->c, op->mode, NULL, &r->c[ENG_CJSON]);
+    }
+  }
+  teardown(w);
+}
+
+/* ===========================================================================
+ * Peak RSS (W5) in child processes
+ * =========================================================================== */
+
+typedef struct rss_msg {
+  long maxrss_kb;
+  size_t arena_reserved;
+  int ok;
+} rss_msg;
+
+enum { RSS_BASE, RSS_GROVE, RSS_JANSSON, RSS_CJSON, N_RSS };
+static const char *const g_rss_name[N_RSS] = {"baseline", "grove", "jansson", "cJSON"};
+static rss_msg g_rss[N_RSS];
+
+static void rss_child(const workload *w5, int which, int fd) {
+  rss_msg m;
+  memset(&m, 0, sizeof m);
+  m.ok = 1;
+  if (which == RSS_GROVE) {
+    gv_arena *a = NULL;
+    const gv_node *t = NULL;
+    gv_stats st;
+    if (gv_arena_new(NULL, &a) != GV_OK || g_build(a, w5, 0, &t, NULL) != GV_OK) {
+      m.ok = 0;
+    } else {
+      gv_arena_stats(a, &st);
+      m.arena_reserved = st.bytes_reserved;
+    }
+  } else if (which == RSS_JANSSON) {
+    m.ok = j_build(w5) != NULL;
+  } else if (which == RSS_CJSON) {
+    m.ok = c_build(w5) != NULL;
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  m.maxrss_kb = ru.ru_maxrss;
+  ssize_t k = write(fd, &m, sizeof m);
+  _exit(k == (ssize_t)sizeof m ? 0 : 1);
+}
+
+static void measure_rss(const workload *w5) {
+  fflush(stdout);
+  fflush(stderr);
+  for (int i = 0; i < N_RSS; i++) {
+    int fds[2];
+    memset(&g_rss[i], 0, sizeof g_rss[i]);
+    if (pipe(fds) != 0) {
+      fail("pipe: %s", strerror(errno));
+      continue;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+      fail("fork: %s", strerror(errno));
+      close(fds[0]);
+      close(fds[1]);
+      continue;
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      rss_child(w5, i, fds[1]);
+    }
+    close(fds[1]);
+    rss_msg m;
+    ssize_t k = read(fds[0], &m, sizeof m);
+    close(fds[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (k != (ssize_t)sizeof m || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || !m.ok) {
+      fail("RSS child %s failed", g_rss_name[i]);
+      continue;
+    }
+    g_rss[i] = m;
+  }
+}
+
+/* ===========================================================================
+ * Output
+ * =========================================================================== */
+
+static void fmt_ns(char *b, size_t cap, double ns) {
+  if (ns < 1e3)
+    snprintf(b, cap, "%.1f ns", ns);
+  else if (ns < 1e6)
+    snprintf(b, cap, "%.2f µs", ns / 1e3);
+  else if (ns < 1e9)
+    snprintf(b, cap, "%.2f ms", ns / 1e6);
+  else
+    snprintf(b, cap, "%.2f s", ns / 1e9);
+}
+
+static void fmt_cell(char *b, size_t cap, const cell *c, uint64_t units, bool with_spread) {
+  if (!c->ran) {
+    snprintf(b, cap, "—");
+    return;
+  }
+  if (!c->ok) {
+    snprintf(b, cap, "FAIL");
+    return;
+  }
+  char t[32];
+  fmt_ns(t, sizeof t, c->med);
+  double per = c->med / (double)(units ? units : 1);
+  if (with_spread) {
+    double sp = c->med > 0 ? (c->p75 - c->p25) / (2 * c->med) * 100 : 0;
+    snprintf(b, cap, "%s ±%.0f%% (%.3g)", t, sp, per);
+  } else {
+    snprintf(b, cap, "%s (%.3g)", t, per);
+  }
+}
+
+static void fmt_ratio(char *b, size_t cap, const cell *g, const cell *p) {
+  if (!g->ok || !p->ok || g->med <= 0) {
+    snprintf(b, cap, "—");
+    return;
+  }
+  double r = p->med / g->med;
+  if (r >= 100)
+    snprintf(b, cap, "%.0f×", r);
+  else
+    snprintf(b, cap, "%.2g×", r);
+}
+
+static void print_table(void) {
+  printf("# grove-bench%s\n\n", g_quick ? " (--quick: not representative)" : "");
+  printf("grove %s, jansson %s, cJSON %d.%d.%d. Cells: median ±half-IQR (ns per unit). "
+         "Ratio = peer median / grove median (>1: grove faster).\n",
+         GV_VERSION_STRING, JANSSON_VERSION, CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR,
+         CJSON_VERSION_PATCH);
+  printf("Arena: fresh = new arena per sample; mark = input tree present, rollback after each "
+         "sample; warm = rebuilds a tree already interned (all hits).\n\n");
+  printf("| workload | op | arena | grove | jansson | cJSON | ×jansson | ×cJSON |\n");
+  printf("|---|---|---|---|---|---|---|---|\n");
+  for (size_t i = 0; i < g_nrows; i++) {
+    const row *r = &g_rows[i];
+    char g[96], j[96], c[96], rj[32], rc[32];
+    fmt_cell(g, sizeof g, &r->c[ENG_GROVE], r->units, true);
+    fmt_cell(j, sizeof j, &r->c[ENG_JANSSON], r->units, false);
+    fmt_cell(c, sizeof c, &r->c[ENG_CJSON], r->units, false);
+    fmt_ratio(rj, sizeof rj, &r->c[ENG_GROVE], &r->c[ENG_JANSSON]);
+    fmt_ratio(rc, sizeof rc, &r->c[ENG_GROVE], &r->c[ENG_CJSON]);
+    printf("| %s (%" PRIu64 " %s) | %s | %s | %s | %s | %s | %s | %s |\n", r->workload, r->units,
+           r->unit, r->op, r->arena, g, j, c, rj, rc);
+  }
+  printf("\nPeak RSS building W5 alone (child processes, minus the baseline child of %ld KiB):\n\n",
+         g_rss[RSS_BASE].maxrss_kb);
+  printf("| engine | peak RSS | ratio to jansson |\n|---|---|---|\n");
+  long base = g_rss[RSS_BASE].maxrss_kb;
+  long jd = g_rss[RSS_JANSSON].maxrss_kb - base;
+  for (int i = RSS_GROVE; i < N_RSS; i++) {
+    long d = g_rss[i].maxrss_kb - base;
+    if (!g_rss[i].ok) {
+      printf("| %s | FAIL | — |\n", g_rss_name[i]);
+      continue;
+    }
+    printf("| %s | %.1f MiB | %.2f |\n", g_rss_name[i], (double)d / 1024.0,
+           jd > 0 ? (double)d / (double)jd : 0.0);
+  }
+  if (g_rss[RSS_GROVE].ok)
+    printf("\ngrove arena bytes_reserved for W5: %.1f MiB\n",
+           (double)g_rss[RSS_GROVE].arena_reserved / (1024.0 * 1024.0));
+  printf("\nCells marked FAIL: see stderr. Timer overhead %.0f ns subtracted from unbatched "
+         "samples.\n",
+         g_timer_overhead);
+}
+
+/* DESIGN.md section 6, checked by eye: printed, never asserted. */
+static const cell *find_cell(const char *wl, const char *op, int eng) {
+  for (size_t i = 0; i < g_nrows; i++)
+    if (!strcmp(g_rows[i].workload, wl) && !strcmp(g_rows[i].op, op)) return &g_rows[i].c[eng];
+  return NULL;
+}
+
+static void goal(const char *what, bool known, bool met, const char *fmt, ...) GV_PRINTF(4, 5);
+static void goal(const char *what, bool known, bool met, const char *fmt, ...) {
+  char b[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b, sizeof b, fmt, ap);
+  va_end(ap);
+  printf("| %s | %s | %s |\n", what, known ? b : "n/a", !known ? "?" : met ? "met" : "MISSED");
+}
+
+static double ratio_of(const cell *g, const cell *p) {
+  return g && p && g->ok && p->ok && g->med > 0 ? p->med / g->med : 0;
+}
+
+static void print_goals(void) {
+  const cell *fg = find_cell("W5", "flatten", ENG_GROVE);
+  const cell *fj = find_cell("W5", "flatten", ENG_JANSSON);
+  const cell *fc = find_cell("W5", "flatten", ENG_CJSON);
+  const cell *bg = find_cell("W5", "build", ENG_GROVE);
+  const cell *bc = find_cell("W5", "build", ENG_CJSON);
+  const cell *os = find_cell("W5s", "order", ENG_GROVE);
+  const cell *og = find_cell("W5", "order", ENG_GROVE);
+  const cell *oj = find_cell("W5", "order", ENG_JANSSON);
+  const cell *pg = find_cell("W5", "parse", ENG_GROVE);
+  const cell *pc = find_cell("W5", "parse", ENG_CJSON);
+  printf("\nDESIGN.md section 6 goals (this run%s):\n\n", g_quick ? ", --quick: W5 reduced" : "");
+  printf("| goal | measured | status |\n|---|---|---|\n");
+  bool k = fg && fg->ok;
+  double per = k ? fg->med / (double)(g_quick ? 10000 : 1000000) : 0;
+  goal("flatten W5 <= 5 ns/leaf", k, per <= 5, "%.2f ns/leaf", per);
+  double rj = ratio_of(fg, fj), rc = ratio_of(fg, fc);
+  goal("flatten W5 >= 20x jansson and cJSON sorted leaves", rj > 0 && rc > 0, rj >= 20 && rc >= 20,
+       "%.1fx / %.1fx", rj, rc);
+  double rb = ratio_of(bg, bc);
+  goal("build W5 no slower than cJSON", rb > 0, rb >= 1, "cJSON/grove = %.2f", rb);
+  goal("order on canonical W5s < 50 ns", os && os->ok, os && os->med < 50, "%.1f ns",
+       os ? os->med : 0);
+  double ro = ratio_of(og, oj);
+  goal("order W5 (shuffled) >= 10x jansson sorted dump", ro > 0, ro >= 10, "%.1fx", ro);
+  long base = g_rss[RSS_BASE].maxrss_kb, jd = g_rss[RSS_JANSSON].maxrss_kb - base;
+  long gd = g_rss[RSS_GROVE].maxrss_kb - base;
+  bool km = g_rss[RSS_GROVE].ok && g_rss[RSS_JANSSON].ok && jd > 0;
+  goal("peak RSS W5 <= 0.5x jansson", km, km && (double)gd <= 0.5 * (double)jd, "%.2fx",
+       km ? (double)gd / (double)jd : 0.0);
+  double rp = ratio_of(pg, pc);
+  goal("parse W5 text >= 2x cJSON", rp > 0, rp >= 2, "%.2fx", rp);
+}
+
+static void json_cell(sbuf *b, const cell *c) {
+  if (!c->ran) {
+    sb_puts(b, "null");
+    return;
+  }
+  if (!c->ok) {
+    sb_puts(b, "{\"ok\": false, \"error\": ");
+    sb_json_str(b, c->msg);
+    sb_puts(b, "}");
+    return;
+  }
+  sb_printf(b,
+            "{\"ok\": true, \"median_ns\": %.3f, \"p25_ns\": %.3f, \"p75_ns\": %.3f, "
+            "\"min_ns\": %.3f, \"max_ns\": %.3f, \"samples\": %zu, \"calls_per_sample\": %zu}",
+            c->med, c->p25, c->p75, c->min, c->max, c->samples, c->inner);
+}
+
+static int write_json(const char *path, const workload *w5) {
+  sbuf b = {0};
+  sb_puts(&b, "{\n  \"meta\": {");
+  sb_printf(&b, "\"quick\": %s, \"grove\": \"%s\", \"jansson\": \"%s\", \"cjson\": \"%d.%d.%d\", ",
+            g_quick ? "true" : "false", GV_VERSION_STRING, JANSSON_VERSION, CJSON_VERSION_MAJOR,
+            CJSON_VERSION_MINOR, CJSON_VERSION_PATCH);
+  sb_printf(&b, "\"timer_overhead_ns\": %.1f, \"w5_dicts\": %zu, \"target_ns_per_cell\": %.0f},\n",
+            g_timer_overhead, w5->n, g_quick ? 0.0 : g_target_ns);
+  sb_puts(&b, "  \"rss_kib\": {");
+  for (int i = 0; i < N_RSS; i++) {
+    sb_printf(&b, "%s\"%s\": ", i ? ", " : "", g_rss_name[i]);
+    if (g_rss[i].ok)
+      sb_printf(&b, "%ld", g_rss[i].maxrss_kb);
+    else
+      sb_puts(&b, "null");
+  }
+  sb_printf(&b, ", \"grove_arena_reserved_bytes\": %zu},\n", g_rss[RSS_GROVE].arena_reserved);
+  sb_puts(&b, "  \"rows\": [\n");
+  for (size_t i = 0; i < g_nrows; i++) {
+    const row *r = &g_rows[i];
+    sb_puts(&b, "    {\"workload\": ");
+    sb_json_str(&b, r->workload);
+    sb_puts(&b, ", \"op\": ");
+    sb_json_str(&b, r->op);
+    sb_puts(&b, ", \"arena\": ");
+    sb_json_str(&b, r->arena);
+    sb_printf(&b, ", \"units\": %" PRIu64 ", \"unit\": ", r->units);
+    sb_json_str(&b, r->unit);
+    for (int e = 0; e < N_ENG; e++) {
+      sb_printf(&b, ", \"%s\": ",
+                e == ENG_GROVE     ? "grove"
+                : e == ENG_JANSSON ? "jansson"
+                                   : "cjson");
+      json_cell(&b, &r->c[e]);
+    }
+    for (int e = ENG_JANSSON; e < N_ENG; e++) {
+      const cell *g = &r->c[ENG_GROVE], *p = &r->c[e];
+      sb_printf(&b, ", \"ratio_%s\": ", e == ENG_JANSSON ? "jansson" : "cjson");
+      if (g->ok && p->ok && g->med > 0)
+        sb_printf(&b, "%.4g", p->med / g->med);
+      else
+        sb_puts(&b, "null");
+    }
+    sb_printf(&b, "}%s\n", i + 1 < g_nrows ? "," : "");
+  }
+  sb_puts(&b, "  ]\n}\n");
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fail("cannot write %s: %s", path, strerror(errno));
+    free(b.p);
+    return -1;
+  }
+  fwrite(b.p, 1, b.n, f);
+  int rc = fclose(f);
+  free(b.p);
+  if (rc != 0) {
+    fail("cannot write %s", path);
+    return -1;
+  }
+  return 0;
+}
+
+/* ===========================================================================
+ * main
+ * =========================================================================== */
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: grove-bench [--quick] [--json-out PATH] [--only WORKLOAD]\n"
+             "  --quick        tiny repetition counts, W5 with 100 dicts, W4x 100000 deep\n"
+             "  --json-out P   results file (default bench-results.json)\n"
+             "  --only W       run one workload (W1, W2, W3, W4, W4x, W5, W5s)\n");
+}
+
+int main(int argc, char **argv) {
+  const char *json_out = "bench-results.json";
+  const char *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) {
+      g_quick = true;
+    } else if (!strcmp(argv[i], "--json-out") && i + 1 < argc) {
+      json_out = argv[++i];
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else {
+      usage(stderr);
+      return 2;
+    }
+  }
+  init_keys();
+  measure_timer_overhead();
+
+  size_t n5 = g_quick ? 100 : 10000;
+  size_t n4x = g_quick ? 100000 : 1000000;
+  uint16_t *w2perm = xmalloc(1000 * sizeof *w2perm);
+  shuffle(w2perm, 1000, 0);
+  uint16_t *w5perm = xmalloc(n5 * 100 * sizeof *w5perm);
+  for (size_t i = 0; i < n5; i++)
+    shuffle(w5perm + i * 100, 100, i);
+
+  workload ws[] = {
+      {.name = "W1", .kind = WK1, .leaves = 6, .units = 6, .unit = "leaves"},
+      {.name = "W2", .kind = WK2, .perm = w2perm, .leaves = 1000, .units = 1000, .unit = "leaves"},
+      {.name = "W3", .kind = WK3, .leaves = 600, .units = 600, .unit = "leaves"},
+      {.name = "W4", .kind = WK4, .n = 500, .leaves = 1, .units = 501, .unit = "nodes"},
+      {.name = "W4x",
+       .kind = WK4X,
+       .n = n4x,
+       .grove_only = true,
+       .leaves = 1,
+       .units = n4x + 1,
+       .unit = "nodes"},
+      {.name = "W5",
+       .kind = WK5,
+       .n = n5,
+       .perm = w5perm,
+       .leaves = n5 * 100,
+       .units = n5 * 100,
+       .unit = "leaves"},
+      {.name = "W5s",
+       .kind = WK5S,
+       .n = n5,
+       .leaves = n5 * 100,
+       .units = n5 * 100,
+       .unit = "leaves"},
+  };
+  size_t nw = sizeof ws / sizeof ws[0];
+
+  /* RSS first, while this process is still small (a forked child inherits the
+   * parent's resident pages in its ru_maxrss). */
+  measure_rss(&ws[5]);
+
+  bool any = false;
+  for (size_t i = 0; i < nw; i++) {
+    if (only && strcmp(only, ws[i].name) != 0) continue;
+    any = true;
+    run_workload(&ws[i]);
+  }
+  if (!any) {
+    fprintf(stderr, "grove-bench: no workload named %s\n", only);
+    return 2;
+  }
+  print_table();
+  print_goals();
+  write_json(json_out, &ws[5]);
+  for (size_t i = 0; i < nw; i++)
+    free(ws[i].text.p);
+  free(w2perm);
+  free(w5perm);
+  free(g_rows);
+  free(g_jleaves);
+  free(g_cleaves);
+  free(g_jpool);
+  free(g_jstack);
+  free(g_cpool);
+  free(g_cstack);
+  free(g_obuf.p);
+  if (g_exit) fprintf(stderr, "grove-bench: there were failures (see above)\n");
+  return g_exit;
+}

@@ -1,0 +1,1526 @@
+/* text.c -- the literal notation reader and the repr / JSON printers.
+ *
+ * Both directions are iterative: the reader keeps an explicit stack of frames
+ * (one per open container) plus two value stacks (keys and values), the
+ * printers an explicit stack of (node, next child) frames. Nothing follows the
+ * tree depth on the C stack. */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ===========================================================================
+ * Output: a small buffered sink that writes either through a gv_write_fn (in
+ * pieces of up to TOUT_CAP bytes) or into a fixed gv__sbuf.
+ * =========================================================================== */
+
+#define TOUT_CAP 4096
+
+typedef struct tout {
+  char *buf;
+  size_t cap, len;
+  gv_write_fn w;
+  void *ctx;
+  gv_status st; /* sticky: the first failing write */
+  gv__sbuf *sb; /* when set, text goes here instead */
+} tout;
+
+static void o_flush(tout *o) {
+  if (o->sb || o->st != GV_OK || o->len == 0) return;
+  o->st = o->w(o->ctx, o->buf, o->len);
+  o->len = 0;
+}
+
+static void o_put(tout *o, const char *s, size_t n) {
+  if (o->sb) {
+    gv__sbuf_put(o->sb, s, n);
+    return;
+  }
+  if (o->st != GV_OK || n == 0) return;
+  if (n > o->cap - o->len) {
+    o_flush(o);
+    if (o->st != GV_OK) return;
+    if (n > o->cap) {
+      o->st = o->w(o->ctx, s, n);
+      return;
+    }
+  }
+  memcpy(o->buf + o->len, s, n);
+  o->len += n;
+}
+
+static void o_puts(tout *o, const char *s) { o_put(o, s, strlen(s)); }
+
+static void o_putc(tout *o, char c) {
+  if (!o->sb && o->st == GV_OK && o->len < o->cap) {
+    o->buf[o->len++] = c;
+    return;
+  }
+  o_put(o, &c, 1);
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* ===========================================================================
+ * Scalars (shared by gv_print, gv_print_json and gv__sbuf_repr_key)
+ * =========================================================================== */
+
+/* Shortest text that round-trips through strtod, laid out like Python's repr.
+ * out must hold 40 bytes; returns the length. */
+static size_t fmt_float(char *out, double v) {
+  if (isnan(v)) {
+    memcpy(out, "nan", 4);
+    return 3;
+  }
+  if (isinf(v)) {
+    if (v > 0) {
+      memcpy(out, "inf", 4);
+      return 3;
+    }
+    memcpy(out, "-inf", 5);
+    return 4;
+  }
+  char tmp[48];
+  int p;
+  for (p = 1; p <= 17; p++) {
+    snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
+    if (strtod(tmp, NULL) == v) break;
+  }
+  if (p > 17) snprintf(tmp, sizeof tmp, "%.16e", v);
+  char dig[24];
+  size_t nd = 0;
+  const char *s = tmp;
+  int neg = 0;
+  if (*s == '-') {
+    neg = 1;
+    s++;
+  }
+  for (; *s && *s != 'e'; s++)
+    if (*s >= '0' && *s <= '9' && nd < sizeof dig) dig[nd++] = *s;
+  int e = (*s == 'e') ? atoi(s + 1) : 0;
+  while (nd > 1 && dig[nd - 1] == '0') nd--;
+  size_t k = 0;
+  if (neg) out[k++] = '-';
+  if (e >= -4 && e < 16) {
+    if (e >= 0) {
+      size_t ip = (size_t)e + 1;
+      for (size_t i = 0; i < ip; i++) out[k++] = i < nd ? dig[i] : '0';
+      out[k++] = '.';
+      if (nd > ip) {
+        for (size_t i = ip; i < nd; i++) out[k++] = dig[i];
+      } else {
+        out[k++] = '0';
+      }
+    } else {
+      out[k++] = '0';
+      out[k++] = '.';
+      for (int i = 0; i < -e - 1; i++) out[k++] = '0';
+      for (size_t i = 0; i < nd; i++) out[k++] = dig[i];
+    }
+  } else {
+    out[k++] = dig[0];
+    if (nd > 1) {
+      out[k++] = '.';
+      for (size_t i = 1; i < nd; i++) out[k++] = dig[i];
+    }
+    out[k++] = 'e';
+    out[k++] = e < 0 ? '-' : '+';
+    int ae = e < 0 ? -e : e;
+    int w = snprintf(out + k, 8, "%02d", ae);
+    k += (size_t)(w > 0 ? w : 0);
+  }
+  out[k] = '\0';
+  return k;
+}
+
+/* Python repr of a str (bytes when is_bytes). */
+static void put_pystr(tout *o, const char *s, size_t n, int is_bytes) {
+  int has_sq = n && memchr(s, '\'', n) != NULL;
+  int has_dq = n && memchr(s, '"', n) != NULL;
+  char q = (has_sq && !has_dq) ? '"' : '\'';
+  if (is_bytes) o_putc(o, 'b');
+  o_putc(o, q);
+  size_t run = 0, i = 0;
+  while (i < n) {
+    unsigned char c = (unsigned char)s[i];
+    char esc[4];
+    size_t el = 2, skip = 1;
+    esc[0] = '\\';
+    if (c == '\\' || c == (unsigned char)q) {
+      esc[1] = (char)c;
+    } else if (c == '\n') {
+      esc[1] = 'n';
+    } else if (c == '\r') {
+      esc[1] = 'r';
+    } else if (c == '\t') {
+      esc[1] = 't';
+    } else if (c < 0x20 || c == 0x7f || (is_bytes && c >= 0x80)) {
+      esc[1] = 'x';
+      esc[2] = hexdig[c >> 4];
+      esc[3] = hexdig[c & 15];
+      el = 4;
+    } else if (!is_bytes && c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+               (unsigned char)s[i + 1] <= 0x9f) {
+      unsigned char d = (unsigned char)s[i + 1]; /* C1 control U+0080..U+009F */
+      esc[1] = 'x';
+      esc[2] = hexdig[d >> 4];
+      esc[3] = hexdig[d & 15];
+      el = 4;
+      skip = 2;
+    } else {
+      i++;
+      continue;
+    }
+    o_put(o, s + run, i - run);
+    o_put(o, esc, el);
+    i += skip;
+    run = i;
+  }
+  o_put(o, s + run, n - run);
+  o_putc(o, q);
+}
+
+/* JSON string. */
+static void put_jstr(tout *o, const char *s, size_t n) {
+  o_putc(o, '"');
+  size_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    char esc[6];
+    size_t el = 2;
+    esc[0] = '\\';
+    if (c == '"' || c == '\\') {
+      esc[1] = (char)c;
+    } else if (c == '\n') {
+      esc[1] = 'n';
+    } else if (c == '\r') {
+      esc[1] = 'r';
+    } else if (c == '\t') {
+      esc[1] = 't';
+    } else if (c == '\b') {
+      esc[1] = 'b';
+    } else if (c == '\f') {
+      esc[1] = 'f';
+    } else if (c < 0x20) {
+      memcpy(esc + 1, "u00", 3);
+      esc[4] = hexdig[c >> 4];
+      esc[5] = hexdig[c & 15];
+      el = 6;
+    } else {
+      continue;
+    }
+    o_put(o, s + run, i - run);
+    o_put(o, esc, el);
+    run = i + 1;
+  }
+  o_put(o, s + run, n - run);
+  o_putc(o, '"');
+}
+
+/* Python repr of a leaf. */
+static void put_scalar(tout *o, const gv_node *n) {
+  char b[48];
+  int k;
+  switch (n->kind) {
+  case GV_NONE: o_put(o, "None", 4); break;
+  case GV_BOOL:
+    if (GV__SCALAR(n)->v.i)
+      o_put(o, "True", 4);
+    else
+      o_put(o, "False", 5);
+    break;
+  case GV_INT:
+    k = snprintf(b, sizeof b, "%" PRId64, GV__SCALAR(n)->v.i);
+    o_put(o, b, (size_t)(k > 0 ? k : 0));
+    break;
+  case GV_FLOAT: o_put(o, b, fmt_float(b, GV__SCALAR(n)->v.f)); break;
+  case GV_STR: put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 0); break;
+  case GV_BYTES: put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 1); break;
+  case GV_HANDLE:
+    k = snprintf(b, sizeof b, "&%" PRIu64, GV__SCALAR(n)->v.u);
+    o_put(o, b, (size_t)(k > 0 ? k : 0));
+    break;
+  case GV_STAR: o_putc(o, '*'); break;
+  default: o_puts(o, "<?>"); break;
+  }
+}
+
+/* Repr of a key: a leaf or a tuple of keys (at most GV_MAX_KEY_DEPTH deep;
+ * deeper tuples print as (...)). Iterative over a small fixed stack. */
+static void put_key(tout *o, const gv_node *k) {
+  struct {
+    const gv_node *t;
+    size_t i;
+  } st[GV_MAX_KEY_DEPTH + 1];
+  size_t d = 0;
+  const gv_node *cur = k;
+  for (;;) {
+    if (!cur) {
+      o_puts(o, "<NULL>");
+    } else if (cur->kind == GV_TUPLE) {
+      if (d == GV_MAX_KEY_DEPTH + 1) {
+        o_puts(o, "(...)");
+      } else {
+        o_putc(o, '(');
+        st[d].t = cur;
+        st[d].i = 0;
+        d++;
+      }
+    } else if (gv__is_leaf_kind(cur->kind)) {
+      put_scalar(o, cur);
+    } else {
+      size_t len;
+      const char *tn = gv_type_name(cur, &len);
+      o_putc(o, '<');
+      if (tn) o_put(o, tn, len);
+      o_putc(o, '>');
+    }
+    for (;;) {
+      if (d == 0) return;
+      const gv_node *t = st[d - 1].t;
+      if (st[d - 1].i < t->arity) {
+        if (st[d - 1].i) o_put(o, ", ", 2);
+        cur = GV__CONT(t)->kids[st[d - 1].i++];
+        break;
+      }
+      if (t->arity == 1)
+        o_put(o, ",)", 2);
+      else
+        o_putc(o, ')');
+      d--;
+    }
+  }
+}
+
+void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k) {
+  tout o;
+  memset(&o, 0, sizeof o);
+  o.sb = b;
+  put_key(&o, k);
+}
+
+/* ===========================================================================
+ * Printers
+ * =========================================================================== */
+
+typedef struct pfr {
+  const gv_node *n;
+  size_t i;
+} pfr;
+
+static const gv_node *explicit_meta(const gv_node *n) {
+  const gv_node *ct = GV__CONT(n)->meta;
+  return ct ? GV__CONT(ct)->kids[2] : NULL;
+}
+
+static void put_blob_raw(tout *o, const gv_node *s) {
+  if (s && (s->kind == GV_STR || s->kind == GV_BYTES)) o_put(o, GV__BLOB(s)->data, GV__BLOB(s)->len);
+}
+
+static void put_type_name(tout *o, const gv_node *n) {
+  size_t len = 0;
+  const char *s = gv_type_name(n, &len);
+  if (s) o_put(o, s, len);
+}
+
+static void repr_open(tout *o, const gv_node *n) {
+  switch (n->kind) {
+  case GV_LIST: o_putc(o, '['); break;
+  case GV_TUPLE: o_putc(o, '('); break;
+  case GV_DICT: o_putc(o, '{'); break;
+  case GV_ODICT: o_puts(o, n->arity ? "OrderedDict({" : "OrderedDict("); break;
+  case GV_DDICT:
+    o_puts(o, "defaultdict(");
+    put_blob_raw(o, GV__CONT(n)->aux);
+    o_put(o, ", {", 3);
+    break;
+  case GV_NAMEDTUPLE:
+    put_type_name(o, n);
+    o_putc(o, '(');
+    break;
+  case GV_DEQUE: o_puts(o, "deque(["); break;
+  case GV_CUSTOM:
+    put_type_name(o, n);
+    o_put(o, gv_custom_keyed(n) ? "({" : "([", 2);
+    break;
+  default: break;
+  }
+}
+
+/* Closing text; for custom nodes only the final ')'. */
+static void repr_close(tout *o, const gv_node *n) {
+  char b[40];
+  int k;
+  switch (n->kind) {
+  case GV_LIST: o_putc(o, ']'); break;
+  case GV_TUPLE:
+    if (n->arity == 1)
+      o_put(o, ",)", 2);
+    else
+      o_putc(o, ')');
+    break;
+  case GV_DICT: o_putc(o, '}'); break;
+  case GV_ODICT: o_puts(o, n->arity ? "})" : ")"); break;
+  case GV_DDICT: o_put(o, "})", 2); break;
+  case GV_NAMEDTUPLE: o_putc(o, ')'); break;
+  case GV_DEQUE:
+    o_putc(o, ']');
+    if (gv_deque_maxlen(n) >= 0) {
+      k = snprintf(b, sizeof b, ", maxlen=%" PRId64, gv_deque_maxlen(n));
+      o_put(o, b, (size_t)(k > 0 ? k : 0));
+    }
+    o_putc(o, ')');
+    break;
+  case GV_CUSTOM: o_putc(o, ')'); break;
+  default: break;
+  }
+}
+
+static int keyed_kind(const gv_node *n) {
+  return gv__is_dict_kind(n->kind) || (n->kind == GV_CUSTOM && gv_custom_keyed(n));
+}
+
+/* Path of the child being visited, from the printer's frames. */
+static void frames_path(gv__sbuf *b, const gv__vec *fr) {
+  if (fr->len == 0) return;
+  gv__sbuf_puts(b, "at (");
+  for (size_t d = 0; d < fr->len; d++) {
+    const pfr *f = &GV__VEC_AT(fr, pfr, d);
+    size_t idx = f->i ? f->i - 1 : 0;
+    if (d) gv__sbuf_put(b, ", ", 2);
+    if (keyed_kind(f->n) && idx < f->n->arity) {
+      gv__sbuf_repr_key(b, gv_key(f->n, idx));
+    } else {
+      char t[32];
+      int k = snprintf(t, sizeof t, "%zu", idx);
+      gv__sbuf_put(b, t, (size_t)(k > 0 ? k : 0));
+    }
+  }
+  if (fr->len == 1) gv__sbuf_put(b, ",", 1);
+  gv__sbuf_puts(b, "): ");
+}
+
+static gv_status print_fail(gv_error *err, const gv__vec *fr, gv_status s, const char *what) {
+  char pb[400];
+  gv__sbuf b = {pb, sizeof pb, 0, 0};
+  pb[0] = '\0';
+  frames_path(&b, fr);
+  return gv__err(err, s, "%s%s", pb, what);
+}
+
+static gv_status write_fail(gv_error *err, gv_status s) {
+  if (s == GV_ENOMEM) return gv__oom(err);
+  return gv__err(err, s, "output callback failed (%s)", gv_status_name(s));
+}
+
+static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error *err) {
+  gv__vec fr;
+  gv__vec_init(&fr, sizeof(pfr));
+  gv_status s = GV_OK;
+  const gv_node *v = root;
+  for (;;) {
+    /* visit v */
+    if (v) {
+      if (gv__is_leaf_kind(v->kind)) {
+        put_scalar(o, v);
+      } else if (gv__is_container_kind(v->kind)) {
+        pfr f = {v, 0};
+        if (gv__vec_push(a, &fr, &f) != GV_OK) {
+          s = gv__oom(err);
+          break;
+        }
+        repr_open(o, v);
+      } else {
+        s = print_fail(err, &fr, GV_EINVAL, "cannot print a metadata node");
+        break;
+      }
+      v = NULL;
+    }
+    if (o->st != GV_OK) break;
+    if (fr.len == 0) break;
+    pfr *f = &GV__VEC_AT(&fr, pfr, fr.len - 1);
+    const gv_node *n = f->n;
+    size_t ar = n->arity;
+    if (f->i < ar) {
+      size_t idx = f->i++;
+      if (idx) o_put(o, ", ", 2);
+      if (keyed_kind(n)) {
+        put_key(o, gv_key(n, idx));
+        o_put(o, ": ", 2);
+      } else if (n->kind == GV_NAMEDTUPLE) {
+        put_blob_raw(o, gv_field_name(n, idx));
+        o_putc(o, '=');
+      }
+      v = GV__CONT(n)->kids[idx];
+      if (!v) {
+        s = print_fail(err, &fr, GV_EINVAL, "NULL child");
+        break;
+      }
+      continue;
+    }
+    if (n->kind == GV_CUSTOM && f->i == ar) {
+      f->i++;
+      o_putc(o, gv_custom_keyed(n) ? '}' : ']');
+      const gv_node *m = explicit_meta(n);
+      if (m) {
+        o_put(o, ", meta=", 7);
+        v = m;
+      }
+      continue;
+    }
+    repr_close(o, n);
+    fr.len--;
+  }
+  gv__vec_free(a, &fr);
+  if (s == GV_OK) o_flush(o);
+  if (s == GV_OK && o->st != GV_OK) s = write_fail(err, o->st);
+  return s;
+}
+
+static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error *err) {
+  gv__vec fr;
+  gv__vec_init(&fr, sizeof(pfr));
+  gv_status s = GV_OK;
+  const gv_node *v = root;
+  char b[48];
+  for (;;) {
+    if (v) {
+      int k;
+      switch (v->kind) {
+      case GV_NONE: o_put(o, "null", 4); break;
+      case GV_BOOL:
+        if (GV__SCALAR(v)->v.i)
+          o_put(o, "true", 4);
+        else
+          o_put(o, "false", 5);
+        break;
+      case GV_INT:
+        k = snprintf(b, sizeof b, "%" PRId64, GV__SCALAR(v)->v.i);
+        o_put(o, b, (size_t)(k > 0 ? k : 0));
+        break;
+      case GV_FLOAT:
+        if (!isfinite(GV__SCALAR(v)->v.f)) {
+          fmt_float(b, GV__SCALAR(v)->v.f);
+          char w[128];
+          snprintf(w, sizeof w, "float %s is not representable in JSON", b);
+          s = print_fail(err, &fr, GV_EINVAL, w);
+          goto done;
+        }
+        o_put(o, b, fmt_float(b, GV__SCALAR(v)->v.f));
+        break;
+      case GV_STR: put_jstr(o, GV__BLOB(v)->data, GV__BLOB(v)->len); break;
+      case GV_BYTES:
+      case GV_HANDLE:
+      case GV_STAR: {
+        char w[80];
+        snprintf(w, sizeof w, "%s is not representable in JSON",
+                 v->kind == GV_BYTES ? "bytes" : v->kind == GV_HANDLE ? "a handle" : "*");
+        s = print_fail(err, &fr, GV_EINVAL, w);
+        goto done;
+      }
+      default:
+        if (!gv__is_container_kind(v->kind)) {
+          s = print_fail(err, &fr, GV_EINVAL, "cannot print a metadata node");
+          goto done;
+        }
+        if (keyed_kind(v)) {
+          for (size_t i = 0; i < v->arity; i++) {
+            const gv_node *key = gv_key(v, i);
+            if (!key || key->kind != GV_STR) {
+              char w[200];
+              gv__sbuf kb = {w, sizeof w, 0, 0};
+              w[0] = '\0';
+              gv__sbuf_puts(&kb, "key ");
+              gv__sbuf_repr_key(&kb, key);
+              gv__sbuf_puts(&kb, " is not a str: not representable in JSON");
+              s = print_fail(err, &fr, GV_EINVAL, w);
+              goto done;
+            }
+          }
+        }
+        pfr f = {v, 0};
+        if (gv__vec_push(a, &fr, &f) != GV_OK) {
+          s = gv__oom(err);
+          goto done;
+        }
+        o_putc(o, keyed_kind(v) ? '{' : '[');
+        break;
+      }
+      v = NULL;
+    }
+    if (o->st != GV_OK) break;
+    if (fr.len == 0) break;
+    pfr *f = &GV__VEC_AT(&fr, pfr, fr.len - 1);
+    const gv_node *n = f->n;
+    if (f->i < n->arity) {
+      size_t idx = f->i++;
+      if (idx) o_put(o, ", ", 2);
+      if (keyed_kind(n)) {
+        const gv_node *key = gv_key(n, idx);
+        put_jstr(o, GV__BLOB(key)->data, GV__BLOB(key)->len);
+        o_put(o, ": ", 2);
+      }
+      v = GV__CONT(n)->kids[idx];
+      if (!v) {
+        s = print_fail(err, &fr, GV_EINVAL, "NULL child");
+        break;
+      }
+      continue;
+    }
+    o_putc(o, keyed_kind(n) ? '}' : ']');
+    fr.len--;
+  }
+done:
+  gv__vec_free(a, &fr);
+  if (s == GV_OK) o_flush(o);
+  if (s == GV_OK && o->st != GV_OK) s = write_fail(err, o->st);
+  return s;
+}
+
+static gv_status print_any(gv_arena *a, const gv_node *n, bool json, gv_write_fn w, void *ctx,
+                           gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  if (!n) return gv__err(err, GV_EINVAL, "NULL node");
+  if (!w) return gv__err(err, GV_EINVAL, "NULL writer");
+  char buf[TOUT_CAP];
+  tout o;
+  memset(&o, 0, sizeof o);
+  o.buf = buf;
+  o.cap = sizeof buf;
+  o.w = w;
+  o.ctx = ctx;
+  gv_mark m = gv_arena_mark(a);
+  gv_status s = json ? print_json(a, n, &o, err) : print_repr(a, n, &o, err);
+  if (s != GV_OK) gv_arena_rollback(a, &m);
+  return s;
+}
+
+gv_status gv_print(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+  return print_any(a, n, false, w, ctx, err);
+}
+
+gv_status gv_print_json(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+  return print_any(a, n, true, w, ctx, err);
+}
+
+typedef struct vecw {
+  gv_arena *a;
+  gv__vec v;
+} vecw;
+
+static gv_status vec_write(void *ctx, const char *data, size_t len) {
+  vecw *vw = ctx;
+  if (len == 0) return GV_OK;
+  if (gv__vec_reserve(vw->a, &vw->v, len) != GV_OK) return GV_ENOMEM;
+  memcpy((char *)vw->v.p + vw->v.len, data, len);
+  vw->v.len += len;
+  return GV_OK;
+}
+
+gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json, const char **out, size_t *len,
+                       gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  gv_mark m = gv_arena_mark(a);
+  vecw vw;
+  vw.a = a;
+  gv__vec_init(&vw.v, 1);
+  gv_status s = print_any(a, n, json, vec_write, &vw, err);
+  char *p = NULL;
+  if (s == GV_OK) {
+    p = gv__alloc(a, vw.v.len + 1);
+    if (!p) {
+      s = gv__oom(err);
+    } else {
+      if (vw.v.len) memcpy(p, vw.v.p, vw.v.len);
+      p[vw.v.len] = '\0';
+    }
+  }
+  size_t total = vw.v.len;
+  gv__vec_free(a, &vw.v);
+  if (s != GV_OK) {
+    gv_arena_rollback(a, &m);
+    return s;
+  }
+  *out = p;
+  if (len) *len = total;
+  return GV_OK;
+}
+
+/* ===========================================================================
+ * Reader
+ * =========================================================================== */
+
+enum { FR_LIST, FR_TUPLE, FR_DICT, FR_CALL, FR_ODICT, FR_DDICT, FR_DEQUE, FR_NT, FR_CUSTOM };
+
+enum {
+  S_START,    /* list/tuple/dict just opened or after ',': closer or an item */
+  S_AFTER,    /* after an item: ',' or the closer */
+  S_COLON,    /* dict: key read, ':' next */
+  S_ARG,      /* call: its first argument */
+  S_FACT_SEP, /* defaultdict: after the factory: ',' or ')' */
+  S_DICTARG,  /* defaultdict: after ',': '{' or ')' */
+  S_ARGDONE,  /* deque/custom: after the list or dict: ',' or ')' */
+  S_KWARG,    /* deque/custom: after ',': ')' or maxlen= / meta= */
+  S_TAIL,     /* after the last argument: ',' or ')' */
+  S_CLOSE,    /* ')' only */
+  S_FIELD     /* namedtuple: after ',': ')' or field= */
+};
+
+#define FL_RAW 1u     /* list/dict left on the stacks for the enclosing call */
+#define FL_COMMA 2u   /* tuple: a comma was seen */
+#define FL_RAWLIST 4u /* call: its argument was a list */
+#define FL_RAWDICT 8u /* call: its argument was a dict */
+#define FL_META 16u   /* custom: meta= given (last value on the value stack) */
+
+typedef struct pframe {
+  uint8_t type, st, fl;
+  size_t off;          /* offset of the opening token */
+  size_t kbase, vbase; /* first entries of this frame on the stacks */
+  const gv_node *name; /* defaultdict factory, namedtuple/custom type name */
+  int64_t maxlen;      /* deque */
+} pframe;
+
+typedef struct P {
+  gv_arena *a;
+  const unsigned char *t;
+  size_t len, pos;
+  gv_error *err;
+  gv__vec frames, keys, vals, sb;
+  size_t depth, max_depth;
+} P;
+
+static void line_col(const P *p, size_t off, size_t *line, size_t *col) {
+  size_t l = 1, ls = 0;
+  for (size_t i = 0; i < off && i < p->len; i++)
+    if (p->t[i] == '\n') {
+      l++;
+      ls = i + 1;
+    }
+  *line = l;
+  *col = off - ls + 1;
+}
+
+static gv_status p_fail(P *p, size_t off, gv_status s, const char *fmt, ...) GV_PRINTF(4, 5);
+static gv_status p_fail(P *p, size_t off, gv_status s, const char *fmt, ...) {
+  if (!p->err) return s;
+  char m[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m, sizeof m, fmt, ap);
+  va_end(ap);
+  size_t line, col;
+  line_col(p, off, &line, &col);
+  gv__err(p->err, s, "line %zu, column %zu: %s", line, col, m);
+  p->err->line = line;
+  p->err->column = col;
+  p->err->offset = off;
+  return s;
+}
+
+static const char *frame_what(const pframe *f) {
+  switch (f->type) {
+  case FR_LIST: return "list";
+  case FR_TUPLE: return "tuple";
+  case FR_DICT: return "dict";
+  case FR_ODICT: return "OrderedDict(...)";
+  case FR_DDICT: return "defaultdict(...)";
+  case FR_DEQUE: return "deque(...)";
+  default: return "call";
+  }
+}
+
+/* "expected WHAT" at the current position (end of input and NUL bytes named). */
+static gv_status p_expect(P *p, const char *what) {
+  if (p->pos < p->len && p->t[p->pos] == 0) return p_fail(p, p->pos, GV_EPARSE, "NUL byte in input");
+  if (p->pos >= p->len && p->frames.len) {
+    const pframe *f = &GV__VEC_AT(&p->frames, pframe, p->frames.len - 1);
+    size_t l, c;
+    line_col(p, f->off, &l, &c);
+    return p_fail(p, p->pos, GV_EPARSE,
+                  "expected %s, got end of input (unterminated %s opened at line %zu, column %zu)",
+                  what, frame_what(f), l, c);
+  }
+  if (p->pos >= p->len) return p_fail(p, p->pos, GV_EPARSE, "expected %s, got end of input", what);
+  return p_fail(p, p->pos, GV_EPARSE, "expected %s", what);
+}
+
+/* A constructor's failure, placed at off. */
+static gv_status p_cons(P *p, gv_status s, const gv_error *sub, size_t off) {
+  if (s == GV_OK) return s;
+  if (s == GV_ENOMEM) return gv__oom(p->err);
+  return p_fail(p, off, s, "%s", sub->msg);
+}
+
+static void skip_ws(P *p) {
+  const unsigned char *t = p->t;
+  size_t i = p->pos, n = p->len;
+  while (i < n) {
+    unsigned char c = t[i];
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f') {
+      i++;
+    } else if (c == '#') {
+      while (i < n && t[i] != '\n' && t[i] != 0) i++;
+    } else {
+      break;
+    }
+  }
+  p->pos = i;
+}
+
+static int peek(const P *p) { return p->pos < p->len ? p->t[p->pos] : -1; }
+
+static int ident_start(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+static int ident_char(int c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* Scans an identifier at pos (the caller checked ident_start); returns its length. */
+static size_t scan_ident(P *p) {
+  size_t i = p->pos;
+  while (i < p->len && ident_char(p->t[i])) i++;
+  size_t n = i - p->pos;
+  p->pos = i;
+  return n;
+}
+
+static int word_is(const unsigned char *s, size_t n, const char *w) {
+  return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes available), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+  unsigned c = s[0];
+  if (c < 0x80) return 1;
+  if (c < 0xc2 || c > 0xf4) return 0;
+  if (c < 0xe0) return (n >= 2 && (s[1] & 0xc0) == 0x80) ? 2 : 0;
+  if (c < 0xf0) {
+    if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80) return 0;
+    if (c == 0xe0 && s[1] < 0xa0) return 0;
+    if (c == 0xed && s[1] > 0x9f) return 0;
+    return 3;
+  }
+  if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80) return 0;
+  if (c == 0xf0 && s[1] < 0x90) return 0;
+  if (c == 0xf4 && s[1] > 0x8f) return 0;
+  return 4;
+}
+
+static gv_status sb_put(P *p, const void *d, size_t n) {
+  if (n == 0) return GV_OK;
+  if (gv__vec_reserve(p->a, &p->sb, n) != GV_OK) return gv__oom(p->err);
+  memcpy((char *)p->sb.p + p->sb.len, d, n);
+  p->sb.len += n;
+  return GV_OK;
+}
+
+static gv_status sb_cp(P *p, uint32_t cp) {
+  unsigned char b[4];
+  size_t n;
+  if (cp < 0x80) {
+    b[0] = (unsigned char)cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    b[0] = (unsigned char)(0xc0 | (cp >> 6));
+    b[1] = (unsigned char)(0x80 | (cp & 0x3f));
+    n = 2;
+  } else if (cp < 0x10000) {
+    b[0] = (unsigned char)(0xe0 | (cp >> 12));
+    b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+    b[2] = (unsigned char)(0x80 | (cp & 0x3f));
+    n = 3;
+  } else {
+    b[0] = (unsigned char)(0xf0 | (cp >> 18));
+    b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+    b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+    b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+    n = 4;
+  }
+  return sb_put(p, b, n);
+}
+
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Reads nd hex digits at i; -1 if any is missing. */
+static long read_hex(const P *p, size_t i, int nd) {
+  long v = 0;
+  for (int k = 0; k < nd; k++) {
+    if (i + (size_t)k >= p->len) return -1;
+    int h = hexval(p->t[i + (size_t)k]);
+    if (h < 0) return -1;
+    v = v * 16 + h;
+  }
+  return v;
+}
+
+/* A str or bytes literal; pos is at the opening quote. */
+static gv_status p_string(P *p, int is_bytes, const gv_node **r) {
+  const unsigned char *t = p->t;
+  size_t start = p->pos - (is_bytes ? 1 : 0);
+  unsigned char q = t[p->pos];
+  size_t i = p->pos + 1, run = i, n = p->len;
+  int copied = 0;
+  gv_status s;
+  p->sb.len = 0;
+  for (;;) {
+    while (i < n) {
+      unsigned char c = t[i];
+      if (c == q || c == '\\' || c == '\n' || c == 0 || c >= 0x80) break;
+      i++;
+    }
+    if (i >= n || t[i] == '\n')
+      return p_fail(p, start, GV_EPARSE, "unterminated %s", is_bytes ? "bytes" : "string");
+    unsigned char c = t[i];
+    if (c == q) break;
+    if (c == 0) return p_fail(p, i, GV_EPARSE, "NUL byte in input");
+    if (c >= 0x80) {
+      if (is_bytes) return p_fail(p, i, GV_EPARSE, "non-ASCII character in bytes literal");
+      size_t k = utf8_seq(t + i, n - i);
+      if (!k) return p_fail(p, i, GV_EPARSE, "invalid UTF-8");
+      i += k;
+      continue;
+    }
+    /* an escape: flush the run before it */
+    if ((s = sb_put(p, t + run, i - run)) != GV_OK) return s;
+    copied = 1;
+    size_t bs = i;
+    if (i + 1 >= n) return p_fail(p, start, GV_EPARSE, "unterminated %s", is_bytes ? "bytes" : "string");
+    unsigned char e = t[i + 1];
+    i += 2;
+    unsigned char ch = 0;
+    int simple = 1;
+    switch (e) {
+    case 'n': ch = '\n'; break;
+    case 't': ch = '\t'; break;
+    case 'r': ch = '\r'; break;
+    case 'b': ch = '\b'; break;
+    case 'f': ch = '\f'; break;
+    case 'v': ch = '\v'; break;
+    case 'a': ch = '\a'; break;
+    case '\\':
+    case '\'':
+    case '"':
+    case '/': ch = e; break;
+    case '\n': simple = 2; break; /* line continuation */
+    default: simple = 0; break;
+    }
+    if (simple == 1) {
+      if ((s = sb_put(p, &ch, 1)) != GV_OK) return s;
+    } else if (simple == 0) {
+      uint32_t cp;
+      if (e >= '0' && e <= '7') {
+        cp = (uint32_t)(e - '0');
+        for (int k = 0; k < 2 && i < n && t[i] >= '0' && t[i] <= '7'; k++, i++)
+          cp = cp * 8 + (uint32_t)(t[i] - '0');
+      } else if (e == 'x') {
+        long h = read_hex(p, i, 2);
+        if (h < 0) return p_fail(p, bs, GV_EPARSE, "bad \\x escape: two hex digits needed");
+        cp = (uint32_t)h;
+        i += 2;
+      } else if ((e == 'u' || e == 'U') && !is_bytes) {
+        int nd = e == 'u' ? 4 : 8;
+        long h = read_hex(p, i, nd);
+        if (h < 0)
+          return p_fail(p, bs, GV_EPARSE, "bad \\%c escape: %d hex digits needed", e, nd);
+        i += (size_t)nd;
+        cp = (uint32_t)h;
+        if (cp > 0x10ffff) return p_fail(p, bs, GV_EPARSE, "code point out of range");
+        if (cp >= 0xdc00 && cp <= 0xdfff) return p_fail(p, bs, GV_EPARSE, "lone surrogate");
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+          long lo = -1;
+          if (e == 'u' && i + 1 < n && t[i] == '\\' && t[i + 1] == 'u') lo = read_hex(p, i + 2, 4);
+          if (lo < 0xdc00 || lo > 0xdfff) return p_fail(p, bs, GV_EPARSE, "lone surrogate");
+          cp = 0x10000 + ((cp - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
+          i += 6;
+        }
+      } else {
+        if (e == 0) return p_fail(p, i - 1, GV_EPARSE, "NUL byte in input");
+        if (e >= 0x20 && e < 0x7f)
+          return p_fail(p, bs, GV_EPARSE, "invalid escape '\\%c'", e);
+        return p_fail(p, bs, GV_EPARSE, "invalid escape");
+      }
+      if (is_bytes) {
+        if (cp > 0xff) return p_fail(p, bs, GV_EPARSE, "octal escape out of range in bytes");
+        unsigned char by = (unsigned char)cp;
+        s = sb_put(p, &by, 1);
+      } else {
+        s = sb_cp(p, cp);
+      }
+      if (s != GV_OK) return s;
+    }
+    run = i;
+  }
+  /* i at the closing quote */
+  const char *data;
+  size_t dlen;
+  if (copied) {
+    if ((s = sb_put(p, t + run, i - run)) != GV_OK) return s;
+    data = p->sb.p;
+    dlen = p->sb.len;
+  } else {
+    data = (const char *)t + run;
+    dlen = i - run;
+  }
+  p->pos = i + 1;
+  gv_error sub;
+  s = is_bytes ? gv_bytes(p->a, data, dlen, r, &sub) : gv_str(p->a, data, dlen, r, &sub);
+  return p_cons(p, s, &sub, start);
+}
+
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+
+/* A decimal uint64 at pos (at least one digit); ERANGE on overflow. */
+static gv_status p_u64(P *p, size_t start, uint64_t limit, uint64_t *v) {
+  uint64_t m = 0;
+  size_t i = p->pos;
+  if (i >= p->len || !is_digit(p->t[i])) return p_expect(p, "a digit");
+  for (; i < p->len && is_digit(p->t[i]); i++) {
+    uint64_t d = (uint64_t)(p->t[i] - '0');
+    if (m > (limit - d) / 10) {
+      while (i < p->len && is_digit(p->t[i])) i++;
+      p->pos = i;
+      return p_fail(p, start, GV_ERANGE, "integer out of range");
+    }
+    m = m * 10 + d;
+  }
+  p->pos = i;
+  *v = m;
+  return GV_OK;
+}
+
+static gv_status p_number(P *p, const gv_node **r) {
+  const unsigned char *t = p->t;
+  size_t n = p->len, st = p->pos, i = st;
+  int neg = 0;
+  gv_error sub;
+  gv_status s;
+  if (t[i] == '+' || t[i] == '-') {
+    neg = t[i] == '-';
+    i++;
+  }
+  if (i < n && ident_start(t[i])) {
+    p->pos = i;
+    size_t k = scan_ident(p);
+    const unsigned char *w = t + i;
+    double v;
+    if (word_is(w, k, "inf") || word_is(w, k, "Infinity"))
+      v = neg ? -INFINITY : INFINITY;
+    else if (word_is(w, k, "nan") || word_is(w, k, "NaN"))
+      v = NAN;
+    else
+      return p_fail(p, st, GV_EPARSE, "invalid number");
+    return p_cons(p, gv_float(p->a, v, r, &sub), &sub, st);
+  }
+  size_t ds = i;
+  while (i < n && is_digit(t[i])) i++;
+  size_t nint = i - ds, nfrac = 0;
+  int isf = 0;
+  if (i < n && t[i] == '.') {
+    isf = 1;
+    i++;
+    size_t fs = i;
+    while (i < n && is_digit(t[i])) i++;
+    nfrac = i - fs;
+  }
+  if (nint == 0 && nfrac == 0) {
+    p->pos = st;
+    return p_expect(p, "a value");
+  }
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < n && (t[j] == '+' || t[j] == '-')) j++;
+    if (j >= n || !is_digit(t[j])) return p_fail(p, st, GV_EPARSE, "invalid number: bad exponent");
+    while (j < n && is_digit(t[j])) j++;
+    i = j;
+    isf = 1;
+  }
+  if (!isf) {
+    if (nint > 1 && t[ds] == '0')
+      return p_fail(p, st, GV_EPARSE, "leading zeros in an integer");
+    p->pos = ds;
+    uint64_t m;
+    if ((s = p_u64(p, st, neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX, &m)) != GV_OK)
+      return s;
+    int64_t v = neg ? (m == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)m) : (int64_t)m;
+    return p_cons(p, gv_int(p->a, v, r, &sub), &sub, st);
+  }
+  size_t tl = i - st;
+  char buf[128];
+  char *b = buf;
+  if (tl >= sizeof buf) {
+    p->sb.len = 0;
+    if ((s = sb_put(p, t + st, tl)) != GV_OK) return s;
+    if ((s = sb_put(p, "", 1)) != GV_OK) return s;
+    b = p->sb.p;
+  } else {
+    memcpy(buf, t + st, tl);
+    buf[tl] = '\0';
+  }
+  double v = strtod(b, NULL);
+  p->pos = i;
+  return p_cons(p, gv_float(p->a, v, r, &sub), &sub, st);
+}
+
+static pframe *top(P *p) { return &GV__VEC_AT(&p->frames, pframe, p->frames.len - 1); }
+
+static gv_status push_frame(P *p, uint8_t type, uint8_t st, uint8_t fl, size_t off) {
+  if (!(fl & FL_RAW)) {
+    if (p->depth >= p->max_depth)
+      return p_fail(p, off, GV_EDEPTH, "nesting deeper than max_depth (%zu)", p->max_depth);
+    p->depth++;
+  }
+  pframe f;
+  memset(&f, 0, sizeof f);
+  f.type = type;
+  f.st = st;
+  f.fl = fl;
+  f.off = off;
+  f.kbase = p->keys.len;
+  f.vbase = p->vals.len;
+  f.maxlen = -1;
+  if (gv__vec_push(p->a, &p->frames, &f) != GV_OK) return gv__oom(p->err);
+  return GV_OK;
+}
+
+static gv_status push_node(P *p, gv__vec *v, const gv_node *n) {
+  if (gv__vec_push(p->a, v, &n) != GV_OK) return gv__oom(p->err);
+  return GV_OK;
+}
+
+/* The next value: a scalar (*have = 1, *r set) or an opened container frame. */
+static gv_status p_value(P *p, const gv_node **r, int *have) {
+  skip_ws(p);
+  *have = 0;
+  if (p->pos >= p->len) return p_expect(p, "a value");
+  const unsigned char *t = p->t;
+  size_t st = p->pos;
+  int c = t[st];
+  gv_error sub;
+  gv_status s;
+  switch (c) {
+  case '[': p->pos++; return push_frame(p, FR_LIST, S_START, 0, st);
+  case '(': p->pos++; return push_frame(p, FR_TUPLE, S_START, 0, st);
+  case '{': p->pos++; return push_frame(p, FR_DICT, S_START, 0, st);
+  case '\'':
+  case '"': *have = 1; return p_string(p, 0, r);
+  case '*':
+    p->pos++;
+    *have = 1;
+    return p_cons(p, gv_star(p->a, r, &sub), &sub, st);
+  case '&': {
+    p->pos++;
+    uint64_t h;
+    if ((s = p_u64(p, st, UINT64_MAX, &h)) != GV_OK) return s;
+    *have = 1;
+    return p_cons(p, gv_handle(p->a, h, r, &sub), &sub, st);
+  }
+  default: break;
+  }
+  if (c == '-' || c == '+' || c == '.' || is_digit(c)) {
+    *have = 1;
+    return p_number(p, r);
+  }
+  if (c == 'b' && st + 1 < p->len && (t[st + 1] == '\'' || t[st + 1] == '"')) {
+    p->pos++;
+    *have = 1;
+    return p_string(p, 1, r);
+  }
+  if (!ident_start(c)) return p_expect(p, "a value");
+  size_t k = scan_ident(p);
+  const unsigned char *w = t + st;
+  if (word_is(w, k, "None") || word_is(w, k, "null")) {
+    *have = 1;
+    return p_cons(p, gv_none(p->a, r, &sub), &sub, st);
+  }
+  if (word_is(w, k, "True") || word_is(w, k, "true") || word_is(w, k, "False") ||
+      word_is(w, k, "false")) {
+    *have = 1;
+    return p_cons(p, gv_bool(p->a, w[0] == 'T' || w[0] == 't', r, &sub), &sub, st);
+  }
+  if (word_is(w, k, "inf") || word_is(w, k, "Infinity") || word_is(w, k, "nan") ||
+      word_is(w, k, "NaN")) {
+    *have = 1;
+    return p_cons(p, gv_float(p->a, w[0] == 'n' || w[0] == 'N' ? NAN : INFINITY, r, &sub), &sub,
+                  st);
+  }
+  skip_ws(p);
+  if (peek(p) != '(') {
+    p->pos = st;
+    return p_fail(p, st, GV_EPARSE, "unknown name '%.*s'", (int)(k > 64 ? 64 : k), (const char *)w);
+  }
+  p->pos++;
+  if (word_is(w, k, "OrderedDict")) return push_frame(p, FR_ODICT, S_ARG, 0, st);
+  if (word_is(w, k, "defaultdict")) return push_frame(p, FR_DDICT, S_ARG, 0, st);
+  if (word_is(w, k, "deque")) return push_frame(p, FR_DEQUE, S_ARG, 0, st);
+  const gv_node *name;
+  if ((s = p_cons(p, gv_str(p->a, (const char *)w, k, &name, &sub), &sub, st)) != GV_OK) return s;
+  if ((s = push_frame(p, FR_CALL, S_ARG, 0, st)) != GV_OK) return s;
+  top(p)->name = name;
+  return GV_OK;
+}
+
+/* `field =` at pos for a namedtuple: pushes the field name. *ok = 0 (pos kept)
+ * if what follows is not an identifier and '='. */
+static gv_status p_field(P *p, int *ok) {
+  size_t st = p->pos;
+  *ok = 0;
+  if (!ident_start(peek(p))) return GV_OK;
+  size_t k = scan_ident(p);
+  skip_ws(p);
+  if (peek(p) != '=') {
+    p->pos = st;
+    return GV_OK;
+  }
+  p->pos++;
+  gv_error sub;
+  const gv_node *f;
+  gv_status s = p_cons(p, gv_str(p->a, (const char *)p->t + st, k, &f, &sub), &sub, st);
+  if (s != GV_OK) return s;
+  *ok = 1;
+  return push_node(p, &p->keys, f);
+}
+
+/* `word =` at pos: 1 (pos after '=') or 0 (pos kept). */
+static int p_kw(P *p, const char *word) {
+  size_t st = p->pos;
+  if (!ident_start(peek(p))) return 0;
+  size_t k = scan_ident(p);
+  skip_ws(p);
+  if (word_is(p->t + st, k, word) && peek(p) == '=') {
+    p->pos++;
+    return 1;
+  }
+  p->pos = st;
+  return 0;
+}
+
+/* Opens the list or dict argument of a call frame (pos at '[' or '{'). */
+static gv_status open_raw(P *p, pframe *f, uint8_t next) {
+  f->st = next;
+  size_t off = p->pos;
+  uint8_t type = p->t[p->pos] == '[' ? FR_LIST : FR_DICT;
+  p->pos++;
+  return push_frame(p, type, S_START, FL_RAW, off);
+}
+
+/* Builds the node of the top frame and pops it; *have = 1 with *r unless the
+ * frame was a call's raw argument. */
+static gv_status close_frame(P *p, const gv_node **r, int *have) {
+  pframe f = *top(p);
+  gv_error sub;
+  gv_status s = GV_OK;
+  const gv_node **K = p->keys.p ? (const gv_node **)p->keys.p + f.kbase : NULL;
+  const gv_node **V = p->vals.p ? (const gv_node **)p->vals.p + f.vbase : NULL;
+  size_t nk = p->keys.len - f.kbase, nv = p->vals.len - f.vbase;
+  *have = 0;
+  if (f.fl & FL_RAW) {
+    p->frames.len--;
+    pframe *par = top(p);
+    par->fl = (uint8_t)(par->fl | (f.type == FR_LIST ? FL_RAWLIST : FL_RAWDICT));
+    return GV_OK;
+  }
+  switch (f.type) {
+  case FR_LIST: s = gv_list(p->a, V, nv, r, &sub); break;
+  case FR_TUPLE:
+    if (nv == 1 && !(f.fl & FL_COMMA)) {
+      *r = V[0]; /* (x) is x */
+    } else {
+      s = gv_tuple(p->a, V, nv, r, &sub);
+    }
+    break;
+  case FR_DICT: s = gv_dict(p->a, K, V, nk, r, &sub); break;
+  case FR_ODICT:
+    if ((f.fl & FL_RAWLIST) && nv) {
+      if ((s = gv__vec_reserve(p->a, &p->keys, nv)) != GV_OK) return gv__oom(p->err);
+      K = (const gv_node **)p->keys.p + f.kbase;
+      for (size_t i = 0; i < nv; i++) {
+        const gv_node *pr = V[i];
+        if (pr->kind != GV_TUPLE || pr->arity != 2)
+          return p_fail(p, f.off, GV_EPARSE,
+                        "OrderedDict([...]) items must be (key, value) pairs; item %zu is not", i);
+        K[i] = GV__CONT(pr)->kids[0];
+        V[i] = GV__CONT(pr)->kids[1];
+      }
+      nk = nv;
+    }
+    s = gv_odict(p->a, K, V, nk, r, &sub);
+    break;
+  case FR_DDICT: s = gv_ddict(p->a, f.name, K, V, nk, r, &sub); break;
+  case FR_DEQUE: s = gv_deque(p->a, V, nv, f.maxlen, r, &sub); break;
+  case FR_CALL: /* Name() */
+  case FR_NT: s = gv_namedtuple(p->a, f.name, K, V, nk, r, &sub); break;
+  case FR_CUSTOM: {
+    const gv_node *meta = NULL;
+    if (f.fl & FL_META) meta = V[--nv];
+    if (f.fl & FL_RAWDICT) {
+      static const gv_node *const no_keys[1] = {NULL}; /* keyed, with no keys */
+      s = gv_custom(p->a, f.name, nk ? K : no_keys, V, nk, meta, r, &sub);
+    }
+    else
+      s = gv_custom(p->a, f.name, NULL, V, nv, meta, r, &sub);
+    break;
+  }
+  default: break;
+  }
+  if (s != GV_OK) return p_cons(p, s, &sub, f.off);
+  p->keys.len = f.kbase;
+  p->vals.len = f.vbase;
+  p->frames.len--;
+  p->depth--;
+  *have = 1;
+  return GV_OK;
+}
+
+/* One step of the top frame: consumes a separator, opens the next value,
+ * closes the frame, or fails. */
+static gv_status step(P *p, const gv_node **r, int *have) {
+  pframe *f = top(p);
+  skip_ws(p);
+  int c = peek(p);
+  gv_status s;
+  int ok;
+  *have = 0;
+  switch (f->type) {
+  case FR_LIST:
+  case FR_TUPLE: {
+    int closer = f->type == FR_LIST ? ']' : ')';
+    const char *exp = f->type == FR_LIST ? "',' or ']'" : "',' or ')'";
+    if (f->st == S_START) {
+      if (c == closer) {
+        p->pos++;
+        return close_frame(p, r, have);
+      }
+      f->st = S_AFTER;
+      return p_value(p, r, have);
+    }
+    if (c == ',') {
+      p->pos++;
+      f->fl |= FL_COMMA;
+      f->st = S_START;
+      return GV_OK;
+    }
+    if (c == closer) {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    return p_expect(p, exp);
+  }
+  case FR_DICT:
+    if (f->st == S_START) {
+      if (c == '}') {
+        p->pos++;
+        return close_frame(p, r, have);
+      }
+      f->st = S_COLON;
+      return p_value(p, r, have);
+    }
+    if (f->st == S_COLON) {
+      if (c != ':') return p_expect(p, "':'");
+      p->pos++;
+      f->st = S_AFTER;
+      return p_value(p, r, have);
+    }
+    if (c == ',') {
+      p->pos++;
+      f->st = S_START;
+      return GV_OK;
+    }
+    if (c == '}') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    return p_expect(p, "',' or '}'");
+  case FR_CALL: /* first argument decides: namedtuple or custom */
+    if (c == ')') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    if (c == '[' || c == '{') {
+      f->type = FR_CUSTOM;
+      return open_raw(p, f, S_ARGDONE);
+    }
+    if ((s = p_field(p, &ok)) != GV_OK) return s;
+    if (!ok) return p_expect(p, "field=value, '[', '{' or ')'");
+    f = top(p);
+    f->type = FR_NT;
+    f->st = S_AFTER;
+    return p_value(p, r, have);
+  case FR_NT:
+    if (f->st == S_AFTER) {
+      if (c == ',') {
+        p->pos++;
+        f->st = S_FIELD;
+        return GV_OK;
+      }
+      if (c == ')') {
+        p->pos++;
+        return close_frame(p, r, have);
+      }
+      return p_expect(p, "',' or ')'");
+    }
+    if (c == ')') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    if ((s = p_field(p, &ok)) != GV_OK) return s;
+    if (!ok) return p_expect(p, "field=value or ')'");
+    top(p)->st = S_AFTER;
+    return p_value(p, r, have);
+  default: break;
+  }
+  /* OrderedDict, defaultdict, deque, custom */
+  switch (f->st) {
+  case S_ARG:
+    if (f->type == FR_DDICT) {
+      if (!ident_start(c)) return p_expect(p, "a factory name");
+      size_t st = p->pos, k = scan_ident(p);
+      gv_error sub;
+      const gv_node *nm;
+      if ((s = p_cons(p, gv_str(p->a, (const char *)p->t + st, k, &nm, &sub), &sub, st)) != GV_OK)
+        return s;
+      f = top(p);
+      f->name = nm;
+      f->st = S_FACT_SEP;
+      return GV_OK;
+    }
+    if (c == ')') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    if (f->type == FR_ODICT) {
+      if (c == '{' || c == '[') return open_raw(p, f, S_TAIL);
+      return p_expect(p, "'{', '[' or ')'");
+    }
+    if (c == '[') return open_raw(p, f, S_ARGDONE); /* deque */
+    return p_expect(p, "'[' or ')'");
+  case S_FACT_SEP:
+    if (c == ',') {
+      p->pos++;
+      f->st = S_DICTARG;
+      return GV_OK;
+    }
+    if (c == ')') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    return p_expect(p, "',' or ')'");
+  case S_DICTARG:
+    if (c == '{') return open_raw(p, f, S_TAIL);
+    if (c == ')') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    return p_expect(p, "'{' or ')'");
+  case S_ARGDONE:
+  case S_TAIL:
+    if (c == ',') {
+      p->pos++;
+      f->st = f->st == S_ARGDONE ? S_KWARG : S_CLOSE;
+      return GV_OK;
+    }
+    if (c == ')') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    return p_expect(p, "',' or ')'");
+  case S_KWARG:
+    if (c == ')') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    if (f->type == FR_DEQUE) {
+      if (!p_kw(p, "maxlen")) return p_expect(p, "maxlen= or ')'");
+      skip_ws(p);
+      size_t st = p->pos;
+      if (ident_start(peek(p))) {
+        size_t k = scan_ident(p);
+        if (!word_is(p->t + st, k, "None")) {
+          p->pos = st;
+          return p_expect(p, "an integer or None");
+        }
+        f->maxlen = -1;
+      } else {
+        uint64_t m;
+        if (!is_digit(peek(p))) return p_expect(p, "an integer or None");
+        if ((s = p_u64(p, st, (uint64_t)INT64_MAX, &m)) != GV_OK) return s;
+        f->maxlen = (int64_t)m;
+      }
+      f->st = S_TAIL;
+      return GV_OK;
+    }
+    if (!p_kw(p, "meta")) return p_expect(p, "meta= or ')'");
+    f->fl |= FL_META;
+    f->st = S_TAIL;
+    return p_value(p, r, have);
+  case S_CLOSE:
+    if (c == ')') {
+      p->pos++;
+      return close_frame(p, r, have);
+    }
+    return p_expect(p, "')'");
+  default: return p_expect(p, "a value");
+  }
+}
+
+static gv_status parse_run(P *p, const gv_node **out) {
+  const gv_node *r = NULL;
+  int have = 0;
+  gv_status s = p_value(p, &r, &have);
+  while (s == GV_OK) {
+    if (have) {
+      have = 0;
+      if (p->frames.len == 0) {
+        skip_ws(p);
+        if (p->pos < p->len) {
+          if (p->t[p->pos] == 0) return p_fail(p, p->pos, GV_EPARSE, "NUL byte in input");
+          return p_fail(p, p->pos, GV_EPARSE, "unexpected text after the value");
+        }
+        *out = r;
+        return GV_OK;
+      }
+      pframe *f = top(p);
+      s = push_node(p, (f->type == FR_DICT && f->st == S_COLON) ? &p->keys : &p->vals, r);
+      if (s != GV_OK) break;
+    }
+    s = step(p, &r, &have);
+  }
+  return s;
+}
+
+gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **out,
+                   gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  if (!text && len) return gv__err(err, GV_EINVAL, "NULL text");
+  P p;
+  memset(&p, 0, sizeof p);
+  p.a = a;
+  p.t = (const unsigned char *)(text ? text : "");
+  p.len = len;
+  p.err = err;
+  p.max_depth = a->max_depth ? a->max_depth : GV_DEFAULT_MAX_DEPTH;
+  gv__vec_init(&p.frames, sizeof(pframe));
+  gv__vec_init(&p.keys, sizeof(const gv_node *));
+  gv__vec_init(&p.vals, sizeof(const gv_node *));
+  gv__vec_init(&p.sb, 1);
+  gv_mark m = gv_arena_mark(a);
+  const gv_node *r = NULL;
+  gv_status s = parse_run(&p, &r);
+  gv__vec_free(a, &p.sb);
+  gv__vec_free(a, &p.vals);
+  gv__vec_free(a, &p.keys);
+  gv__vec_free(a, &p.frames);
+  if (s != GV_OK) {
+    gv_arena_rollback(a, &m);
+    return s;
+  }
+  *out = r;
+  return GV_OK;
+}

@@ -1,0 +1,770 @@
+/* wire.c -- the binary wire format (docs/wire-format.md) and fingerprints.
+ *
+ * Encoding is two passes over the DAG, both iterative: the first walks the
+ * tree depth-first with an explicit stack and gives every distinct node an
+ * index in post-order (a pointer -> index hash map dedups shared nodes); the
+ * second writes the records in index order, each child as a back-reference.
+ * Decoding reads the records in order and rebuilds every value through the
+ * public constructors, so all the usual validation and interning applies;
+ * metadata records (keysets, schemas, ctypes) are kept pending until a value
+ * record uses them. */
+#include "internal.h"
+
+#include <stdio.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#define GV__WIRE_VERSION 1u
+
+/* Record tags (fixed by format version 1; not the gv_kind numbers). */
+enum {
+  W_NONE = 0x01,
+  W_FALSE = 0x02,
+  W_TRUE = 0x03,
+  W_INT = 0x04,
+  W_FLOAT = 0x05,
+  W_STR = 0x06,
+  W_BYTES = 0x07,
+  W_HANDLE = 0x08,
+  W_STAR = 0x09,
+  W_LIST = 0x10,
+  W_TUPLE = 0x11,
+  W_DICT = 0x12,
+  W_ODICT = 0x13,
+  W_DDICT = 0x14,
+  W_NAMEDTUPLE = 0x15,
+  W_DEQUE = 0x16,
+  W_CUSTOM = 0x17,
+  W_KEYSET = 0x20,
+  W_SCHEMA = 0x21,
+  W_CTYPE = 0x22
+};
+
+static int w_is_value_tag(unsigned t) { return t >= W_NONE && t <= W_CUSTOM; }
+
+static const char *w_tag_name(unsigned t) {
+  switch (t) {
+  case W_NONE: return "None";
+  case W_FALSE:
+  case W_TRUE: return "bool";
+  case W_INT: return "int";
+  case W_FLOAT: return "float";
+  case W_STR: return "str";
+  case W_BYTES: return "bytes";
+  case W_HANDLE: return "handle";
+  case W_STAR: return "star";
+  case W_LIST: return "list";
+  case W_TUPLE: return "tuple";
+  case W_DICT: return "dict";
+  case W_ODICT: return "OrderedDict";
+  case W_DDICT: return "defaultdict";
+  case W_NAMEDTUPLE: return "namedtuple";
+  case W_DEQUE: return "deque";
+  case W_CUSTOM: return "custom";
+  case W_KEYSET: return "keyset";
+  case W_SCHEMA: return "schema";
+  case W_CTYPE: return "ctype";
+  default: return "?";
+  }
+}
+
+/* ===========================================================================
+ * Encoder
+ * =========================================================================== */
+
+/* Buffered output through the caller's sink. */
+typedef struct w_out {
+  gv_write_fn w;
+  void *ctx;
+  gv_status st;
+  size_t len;
+  unsigned char buf[8192];
+} w_out;
+
+static void w_flush(w_out *o) {
+  if (o->st == GV_OK && o->len) o->st = o->w(o->ctx, (const char *)o->buf, o->len);
+  o->len = 0;
+}
+
+static void w_put(w_out *o, const void *p, size_t n) {
+  if (o->st != GV_OK) return;
+  if (n > sizeof o->buf - o->len) {
+    w_flush(o);
+    if (n >= sizeof o->buf) {
+      if (o->st == GV_OK) o->st = o->w(o->ctx, (const char *)p, n);
+      return;
+    }
+  }
+  memcpy(o->buf + o->len, p, n);
+  o->len += n;
+}
+
+static void w_byte(w_out *o, unsigned v) {
+  if (o->len == sizeof o->buf) w_flush(o);
+  o->buf[o->len++] = (unsigned char)v;
+}
+
+static void w_varint(w_out *o, uint64_t v) {
+  if (sizeof o->buf - o->len < 10) w_flush(o);
+  while (v >= 0x80) {
+    o->buf[o->len++] = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  o->buf[o->len++] = (unsigned char)v;
+}
+
+/* Pointer -> index map, open addressing, keyed by the node's (well mixed)
+ * stable hash. */
+typedef struct w_ent {
+  const gv_node *key;
+  size_t idx;
+} w_ent;
+
+typedef struct w_enc {
+  gv_arena *a;
+  w_ent *tab;
+  size_t cap; /* power of two */
+  size_t len;
+  gv__vec order; /* const gv_node *, post-order */
+  gv__vec stack; /* w_frame */
+} w_enc;
+
+typedef struct w_frame {
+  const gv_node *node;
+  size_t next;
+} w_frame;
+
+static size_t w_slot(const gv_node *n, size_t mask) {
+  uint64_t h = n->hash ^ (uint64_t)(uintptr_t)n;
+  h ^= h >> 31;
+  h *= 0x9e3779b97f4a7c15ull;
+  h ^= h >> 29;
+  return (size_t)h & mask;
+}
+
+static size_t w_find(const w_enc *e, const gv_node *n) {
+  size_t mask = e->cap - 1, i = w_slot(n, mask);
+  for (;;) {
+    const w_ent *t = &e->tab[i];
+    if (t->key == n) return t->idx;
+    if (!t->key) return SIZE_MAX;
+    i = (i + 1) & mask;
+  }
+}
+
+static gv_status w_grow(w_enc *e) {
+  size_t ncap = e->cap ? e->cap * 2 : 1024;
+  if (ncap > SIZE_MAX / sizeof(w_ent)) return GV_ENOMEM;
+  w_ent *nt = gv__raw_alloc(e->a, ncap * sizeof *nt);
+  if (!nt) return GV_ENOMEM;
+  memset(nt, 0, ncap * sizeof *nt);
+  for (size_t i = 0; i < e->cap; i++) {
+    if (!e->tab[i].key) continue;
+    size_t j = w_slot(e->tab[i].key, ncap - 1);
+    while (nt[j].key) j = (j + 1) & (ncap - 1);
+    nt[j] = e->tab[i];
+  }
+  gv__raw_free(e->a, e->tab, e->cap * sizeof *e->tab);
+  e->tab = nt;
+  e->cap = ncap;
+  return GV_OK;
+}
+
+/* Gives n the next post-order index. n must be absent. */
+static gv_status w_add(w_enc *e, const gv_node *n) {
+  if (e->len + 1 > e->cap / 2) {
+    gv_status s = w_grow(e);
+    if (s != GV_OK) return s;
+  }
+  size_t mask = e->cap - 1, i = w_slot(n, mask);
+  while (e->tab[i].key) i = (i + 1) & mask;
+  e->tab[i].key = n;
+  e->tab[i].idx = e->order.len;
+  e->len++;
+  return gv__vec_push(e->a, &e->order, &n);
+}
+
+/* The references of a record in the order they are written. */
+static size_t w_nrefs(const gv_node *n) {
+  switch (n->kind) {
+  case GV_LIST:
+  case GV_TUPLE:
+  case GV_DEQUE:
+  case GV_KEYSET:
+  case GV_SCHEMA: return n->arity;
+  case GV_DICT:
+  case GV_ODICT:
+  case GV_NAMEDTUPLE:
+  case GV_CUSTOM: return (size_t)n->arity + 1;
+  case GV_DDICT: return (size_t)n->arity + 2;
+  case GV_CTYPE: return 3;
+  default: return 0;
+  }
+}
+
+static const gv_node *w_ref(const gv_node *n, size_t i) {
+  const gv__cont *c = GV__CONT(n);
+  switch (n->kind) {
+  case GV_DICT:
+  case GV_ODICT:
+  case GV_NAMEDTUPLE:
+  case GV_CUSTOM: return i == 0 ? c->meta : c->kids[i - 1];
+  case GV_DDICT: return i == 0 ? c->aux : i == 1 ? c->meta : c->kids[i - 2];
+  default: return c->kids[i]; /* ctype kids may be NULL */
+  }
+}
+
+static int w_known_kind(const gv_node *n) { return n && n->kind >= GV_NONE && n->kind <= GV_CTYPE; }
+
+/* Pass 1: index every distinct node reachable from root, in post-order. */
+static gv_status w_index(w_enc *e, const gv_node *root, gv_error *err) {
+  gv_status s;
+  if (w_nrefs(root) == 0) return w_add(e, root) == GV_OK ? GV_OK : gv__oom(err);
+  w_frame f0 = {root, 0};
+  if (gv__vec_push(e->a, &e->stack, &f0) != GV_OK) return gv__oom(err);
+  while (e->stack.len) {
+    w_frame *f = &GV__VEC_AT(&e->stack, w_frame, e->stack.len - 1);
+    if (f->next < w_nrefs(f->node)) {
+      const gv_node *c = w_ref(f->node, f->next++);
+      if (!c || (e->cap && w_find(e, c) != SIZE_MAX)) continue;
+      if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", c->kind);
+      if (w_nrefs(c) == 0) {
+        s = w_add(e, c);
+      } else {
+        w_frame nf = {c, 0};
+        s = gv__vec_push(e->a, &e->stack, &nf);
+      }
+      if (s != GV_OK) return gv__oom(err);
+    } else {
+      const gv_node *done = f->node;
+      e->stack.len--;
+      if (w_add(e, done) != GV_OK) return gv__oom(err);
+    }
+  }
+  return GV_OK;
+}
+
+static void w_refto(w_out *o, const w_enc *e, size_t cur, const gv_node *c) {
+  size_t idx = w_find(e, c);
+  w_varint(o, (uint64_t)(cur - idx - 1));
+}
+
+static uint64_t w_zigzag(int64_t v) {
+  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : 0);
+}
+
+/* Pass 2: the records. */
+static void w_records(w_out *o, const w_enc *e) {
+  size_t n = e->order.len;
+  for (size_t i = 0; i < n && o->st == GV_OK; i++) {
+    const gv_node *x = GV__VEC_AT(&e->order, const gv_node *, i);
+    const gv__cont *c = GV__CONT(x);
+    size_t ar = x->arity;
+    switch (x->kind) {
+    case GV_NONE: w_byte(o, W_NONE); break;
+    case GV_BOOL: w_byte(o, GV__SCALAR(x)->v.u ? W_TRUE : W_FALSE); break;
+    case GV_INT:
+      w_byte(o, W_INT);
+      w_varint(o, w_zigzag(GV__SCALAR(x)->v.i));
+      break;
+    case GV_FLOAT: {
+      unsigned char b[8];
+      uint64_t u = GV__SCALAR(x)->v.u;
+      for (int k = 0; k < 8; k++) b[k] = (unsigned char)(u >> (8 * k));
+      w_byte(o, W_FLOAT);
+      w_put(o, b, 8);
+      break;
+    }
+    case GV_STR:
+    case GV_BYTES:
+      w_byte(o, x->kind == GV_STR ? W_STR : W_BYTES);
+      w_varint(o, (uint64_t)GV__BLOB(x)->len);
+      w_put(o, GV__BLOB(x)->data, GV__BLOB(x)->len);
+      break;
+    case GV_HANDLE:
+      w_byte(o, W_HANDLE);
+      w_varint(o, GV__SCALAR(x)->v.u);
+      break;
+    case GV_STAR: w_byte(o, W_STAR); break;
+    case GV_LIST:
+    case GV_TUPLE:
+    case GV_DEQUE:
+    case GV_KEYSET:
+      w_byte(o, x->kind == GV_LIST    ? W_LIST
+                : x->kind == GV_TUPLE ? W_TUPLE
+                : x->kind == GV_DEQUE ? W_DEQUE
+                                      : W_KEYSET);
+      if (x->kind == GV_DEQUE)
+        w_varint(o, c->aux ? (uint64_t)GV__SCALAR(c->aux)->v.i + 1u : 0u);
+      w_varint(o, (uint64_t)ar);
+      for (size_t k = 0; k < ar; k++) w_refto(o, e, i, c->kids[k]);
+      break;
+    case GV_DICT:
+    case GV_ODICT:
+    case GV_DDICT:
+      w_byte(o, x->kind == GV_DICT ? W_DICT : x->kind == GV_ODICT ? W_ODICT : W_DDICT);
+      if (x->kind == GV_DDICT) w_refto(o, e, i, c->aux);
+      w_refto(o, e, i, c->meta);
+      for (size_t k = 0; k < ar; k++) w_refto(o, e, i, c->kids[k]);
+      break;
+    case GV_NAMEDTUPLE:
+      w_byte(o, W_NAMEDTUPLE);
+      w_refto(o, e, i, c->meta);
+      for (size_t k = 0; k < ar; k++) w_refto(o, e, i, c->kids[k]);
+      break;
+    case GV_CUSTOM:
+      w_byte(o, W_CUSTOM);
+      w_refto(o, e, i, c->meta);
+      w_varint(o, (uint64_t)ar);
+      for (size_t k = 0; k < ar; k++) w_refto(o, e, i, c->kids[k]);
+      break;
+    case GV_SCHEMA:
+      w_byte(o, W_SCHEMA);
+      w_refto(o, e, i, c->kids[0]);
+      w_varint(o, (uint64_t)(ar - 1));
+      for (size_t k = 1; k < ar; k++) w_refto(o, e, i, c->kids[k]);
+      break;
+    case GV_CTYPE:
+      w_byte(o, W_CTYPE);
+      w_byte(o, (c->kids[1] ? 1u : 0u) | (c->kids[2] ? 2u : 0u));
+      w_refto(o, e, i, c->kids[0]);
+      if (c->kids[1]) w_refto(o, e, i, c->kids[1]);
+      if (c->kids[2]) w_refto(o, e, i, c->kids[2]);
+      break;
+    default: break; /* excluded by w_index */
+    }
+  }
+}
+
+static gv_status w_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
+                          gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  if (!n || !w) return gv__err(err, GV_EINVAL, "NULL argument");
+  if (!(n->kind >= GV_NONE && n->kind <= GV_CUSTOM))
+    return gv__err(err, GV_EINVAL, "only value nodes can be encoded (got a %s)",
+                   gv_type_name(n, NULL));
+  gv_mark m = gv_arena_mark(a);
+  w_enc e;
+  memset(&e, 0, sizeof e);
+  e.a = a;
+  gv__vec_init(&e.order, sizeof(const gv_node *));
+  gv__vec_init(&e.stack, sizeof(w_frame));
+  gv_status s = w_index(&e, n, err);
+  gv__vec_free(a, &e.stack);
+  if (s == GV_OK) {
+    w_out o;
+    o.w = w;
+    o.ctx = ctx;
+    o.st = GV_OK;
+    o.len = 0;
+    static const unsigned char hdr[4] = {'G', 'R', 'V', GV__WIRE_VERSION};
+    w_put(&o, hdr, 4);
+    w_varint(&o, (uint64_t)e.order.len);
+    w_records(&o, &e);
+    w_flush(&o);
+    if (o.st != GV_OK) {
+      s = gv__err(err, o.st, "write callback failed (%s)", gv_status_name(o.st));
+    }
+  }
+  gv__vec_free(a, &e.order);
+  gv__raw_free(a, e.tab, e.cap * sizeof *e.tab);
+  if (s != GV_OK) gv_arena_rollback(a, &m);
+  return s;
+}
+
+gv_status gv_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+  return w_encode(a, n, w, ctx, err);
+}
+
+static gv_status w_hash_sink(void *ctx, const char *data, size_t len) {
+  return XXH3_128bits_update((XXH3_state_t *)ctx, data, len) == XXH_OK ? GV_OK : GV_EINVAL;
+}
+
+gv_status gv_fingerprint(gv_arena *a, const gv_node *n, uint8_t out[16], gv_error *err) {
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  gv_status s = w_encode(a, n, w_hash_sink, &st, err);
+  if (s != GV_OK) return s;
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
+  memcpy(out, c.digest, 16);
+  return GV_OK;
+}
+
+/* ===========================================================================
+ * Decoder
+ * =========================================================================== */
+
+typedef struct d_slot {
+  const gv_node *node; /* value records; metadata records once materialized */
+  const gv_node *name; /* schema, ctype: the type name */
+  const gv_node *meta; /* ctype: explicit metadata or NULL */
+  size_t pos;          /* keyset, schema: offset of the first key/field ref;
+                          ctype: keyset record index + 1, or 0 */
+  uint32_t n;          /* keyset: keys; schema: fields */
+  uint8_t tag;
+  uint8_t used;
+} d_slot;
+
+typedef struct w_dec {
+  gv_arena *a;
+  gv_error *err;
+  const unsigned char *p;
+  size_t len, pos;
+  d_slot *slots;
+  size_t nslots, slots_cap;
+  gv__vec kids; /* const gv_node * */
+  gv__vec keys; /* const gv_node * */
+} w_dec;
+
+static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...)
+    GV_PRINTF(4, 5);
+static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) {
+  if (!d->err) return s;
+  char buf[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  gv__err(d->err, s, "at byte %zu: %s", off, buf);
+  d->err->offset = off;
+  return s;
+}
+
+/* Minimal LEB128, at most 10 bytes, value < 2^64. */
+static gv_status d_varint_at(w_dec *d, size_t *pos, uint64_t *out) {
+  size_t start = *pos;
+  uint64_t v = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    if (*pos >= d->len) return d_fail(d, GV_EWIRE, start, "truncated varint");
+    unsigned b = d->p[(*pos)++];
+    if (shift == 63 && b > 1) return d_fail(d, GV_EWIRE, start, "varint overflows 64 bits");
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      if (b == 0 && shift > 0) return d_fail(d, GV_EWIRE, start, "overlong varint");
+      *out = v;
+      return GV_OK;
+    }
+  }
+}
+
+static gv_status d_varint(w_dec *d, uint64_t *out) { return d_varint_at(d, &d->pos, out); }
+
+static size_t d_left(const w_dec *d) { return d->len - d->pos; }
+
+/* A back-reference from record cur to an earlier record; marks it used. */
+static gv_status d_ref(w_dec *d, size_t cur, size_t *idx) {
+  size_t off = d->pos;
+  uint64_t v = 0;
+  gv_status s = d_varint(d, &v);
+  if (s != GV_OK) return s;
+  if (v >= (uint64_t)cur)
+    return d_fail(d, GV_EWIRE, off, "back-reference %llu from record %zu points before the first",
+                  (unsigned long long)v, cur);
+  *idx = cur - 1 - (size_t)v;
+  d->slots[*idx].used = 1;
+  return GV_OK;
+}
+
+static gv_status d_ref_value(w_dec *d, size_t cur, const gv_node **out) {
+  size_t off = d->pos, idx = 0;
+  gv_status s = d_ref(d, cur, &idx);
+  if (s != GV_OK) return s;
+  if (!w_is_value_tag(d->slots[idx].tag))
+    return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a value is expected",
+                  idx, w_tag_name(d->slots[idx].tag));
+  *out = d->slots[idx].node;
+  return GV_OK;
+}
+
+static gv_status d_ref_tag(w_dec *d, size_t cur, unsigned tag, size_t *idx) {
+  size_t off = d->pos;
+  gv_status s = d_ref(d, cur, idx);
+  if (s != GV_OK) return s;
+  if (d->slots[*idx].tag != tag)
+    return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a %s is expected",
+                  *idx, w_tag_name(d->slots[*idx].tag), w_tag_name(tag));
+  return GV_OK;
+}
+
+/* A count that claims n items of at least one byte each. */
+static gv_status d_count(w_dec *d, const char *what, uint64_t *n) {
+  size_t off = d->pos;
+  gv_status s = d_varint(d, n);
+  if (s != GV_OK) return s;
+  if (*n > d_left(d))
+    return d_fail(d, GV_EWIRE, off, "%llu %s claimed but only %zu bytes left",
+                  (unsigned long long)*n, what, d_left(d));
+  if (*n > UINT32_MAX) return d_fail(d, GV_EWIRE, off, "%llu %s: too many", (unsigned long long)*n, what);
+  return GV_OK;
+}
+
+/* Reads n value refs of record cur into v (replacing its contents). */
+static gv_status d_values(w_dec *d, size_t cur, size_t n, gv__vec *v) {
+  v->len = 0;
+  if (gv__vec_reserve(d->a, v, n) != GV_OK) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+  const gv_node **out = (const gv_node **)v->p;
+  for (size_t i = 0; i < n; i++) {
+    gv_status s = d_ref_value(d, cur, &out[i]);
+    if (s != GV_OK) return s;
+  }
+  v->len = n;
+  return GV_OK;
+}
+
+/* The keys of keyset record k (or the fields of schema record k): from the
+ * materialized node, else by re-reading its (already checked) refs. */
+static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) {
+  d_slot *sl = &d->slots[k];
+  if (sl->node) {
+    *items = GV__CONT(sl->node)->kids + (sl->tag == W_SCHEMA ? 1 : 0);
+    return GV_OK;
+  }
+  d->keys.len = 0;
+  if (gv__vec_reserve(d->a, &d->keys, sl->n) != GV_OK)
+    return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+  const gv_node **out = (const gv_node **)d->keys.p;
+  size_t pos = sl->pos;
+  for (size_t i = 0; i < sl->n; i++) {
+    uint64_t v;
+    gv_status s = d_varint_at(d, &pos, &v);
+    if (s != GV_OK) return s;
+    out[i] = d->slots[k - 1 - (size_t)v].node;
+  }
+  d->keys.len = sl->n;
+  *items = out;
+  return GV_OK;
+}
+
+/* A constructor's failure, tied to the record's offset. */
+static gv_status d_ctor(w_dec *d, gv_status s, size_t off, size_t cur, unsigned tag,
+                        const gv_error *e) {
+  gv_status out = (s == GV_ENOMEM || s == GV_EDEPTH) ? s : GV_EWIRE;
+  return d_fail(d, out, off, "record %zu (%s): %s", cur, w_tag_name(tag), e->msg);
+}
+
+static gv_status d_record(w_dec *d, size_t cur) {
+  size_t off = d->pos;
+  d_slot *sl = &d->slots[cur];
+  memset(sl, 0, sizeof *sl);
+  if (d->pos >= d->len) return d_fail(d, GV_EWIRE, off, "truncated: record %zu missing", cur);
+  unsigned tag = d->p[d->pos++];
+  sl->tag = (uint8_t)tag;
+  gv_error e;
+  e.msg[0] = '\0';
+  gv_status s = GV_OK;
+  const gv_node *out = NULL;
+  uint64_t u, n;
+  size_t idx, kidx;
+  const gv_node *const *items;
+  switch (tag) {
+  case W_NONE: s = gv_none(d->a, &out, &e); break;
+  case W_FALSE:
+  case W_TRUE: s = gv_bool(d->a, tag == W_TRUE, &out, &e); break;
+  case W_STAR: s = gv_star(d->a, &out, &e); break;
+  case W_INT:
+    if ((s = d_varint(d, &u)) != GV_OK) return s;
+    s = gv_int(d->a, (int64_t)((u >> 1) ^ (~(u & 1) + 1)), &out, &e);
+    break;
+  case W_HANDLE:
+    if ((s = d_varint(d, &u)) != GV_OK) return s;
+    s = gv_handle(d->a, u, &out, &e);
+    break;
+  case W_FLOAT: {
+    if (d_left(d) < 8) return d_fail(d, GV_EWIRE, d->pos, "truncated float");
+    u = 0;
+    for (int k = 0; k < 8; k++) u |= (uint64_t)d->p[d->pos + (size_t)k] << (8 * k);
+    d->pos += 8;
+    double f;
+    memcpy(&f, &u, sizeof f);
+    s = gv_float(d->a, f, &out, &e);
+    break;
+  }
+  case W_STR:
+  case W_BYTES: {
+    size_t loff = d->pos;
+    if ((s = d_varint(d, &u)) != GV_OK) return s;
+    if (u > d_left(d))
+      return d_fail(d, GV_EWIRE, loff, "%s length %llu exceeds the %zu bytes left",
+                    w_tag_name(tag), (unsigned long long)u, d_left(d));
+    const char *data = (const char *)d->p + d->pos;
+    d->pos += (size_t)u;
+    s = tag == W_STR ? gv_str(d->a, data, (size_t)u, &out, &e)
+                     : gv_bytes(d->a, data, (size_t)u, &out, &e);
+    break;
+  }
+  case W_LIST:
+  case W_TUPLE:
+  case W_DEQUE: {
+    uint64_t ml = 0;
+    if (tag == W_DEQUE) {
+      size_t moff = d->pos;
+      if ((s = d_varint(d, &ml)) != GV_OK) return s;
+      if (ml > (uint64_t)INT64_MAX) return d_fail(d, GV_EWIRE, moff, "deque maxlen out of range");
+    }
+    if ((s = d_count(d, "children", &n)) != GV_OK) return s;
+    if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
+    const gv_node *const *k = (const gv_node *const *)d->kids.p;
+    if (tag == W_LIST)
+      s = gv_list(d->a, k, (size_t)n, &out, &e);
+    else if (tag == W_TUPLE)
+      s = gv_tuple(d->a, k, (size_t)n, &out, &e);
+    else
+      s = gv_deque(d->a, k, (size_t)n, ml ? (int64_t)(ml - 1) : -1, &out, &e);
+    break;
+  }
+  case W_DICT:
+  case W_ODICT:
+  case W_DDICT: {
+    const gv_node *factory = NULL;
+    if (tag == W_DDICT && (s = d_ref_value(d, cur, &factory)) != GV_OK) return s;
+    if ((s = d_ref_tag(d, cur, W_KEYSET, &kidx)) != GV_OK) return s;
+    n = d->slots[kidx].n;
+    if (n > d_left(d))
+      return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
+                    (unsigned long long)n, d_left(d));
+    if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
+    if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
+    const gv_node *const *v = (const gv_node *const *)d->kids.p;
+    if (tag == W_DICT)
+      s = gv_dict(d->a, items, v, (size_t)n, &out, &e);
+    else if (tag == W_ODICT)
+      s = gv_odict(d->a, items, v, (size_t)n, &out, &e);
+    else
+      s = gv_ddict(d->a, factory, items, v, (size_t)n, &out, &e);
+    if (s == GV_OK) d->slots[kidx].node = gv_meta(out);
+    break;
+  }
+  case W_NAMEDTUPLE: {
+    if ((s = d_ref_tag(d, cur, W_SCHEMA, &kidx)) != GV_OK) return s;
+    n = d->slots[kidx].n;
+    if (n > d_left(d))
+      return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
+                    (unsigned long long)n, d_left(d));
+    if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
+    if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
+    s = gv_namedtuple(d->a, d->slots[kidx].name, items, (const gv_node *const *)d->kids.p,
+                      (size_t)n, &out, &e);
+    if (s == GV_OK) d->slots[kidx].node = gv_meta(out);
+    break;
+  }
+  case W_CUSTOM: {
+    if ((s = d_ref_tag(d, cur, W_CTYPE, &idx)) != GV_OK) return s;
+    size_t coff = d->pos;
+    if ((s = d_count(d, "children", &n)) != GV_OK) return s;
+    d_slot *ct = &d->slots[idx];
+    items = NULL;
+    if (ct->pos) {
+      kidx = ct->pos - 1;
+      if (n != d->slots[kidx].n)
+        return d_fail(d, GV_EWIRE, coff, "custom node has %llu children but its ctype has %u keys",
+                      (unsigned long long)n, (unsigned)d->slots[kidx].n);
+    }
+    if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
+    if (ct->pos && (s = d_meta_items(d, ct->pos - 1, &items)) != GV_OK) return s;
+    s = gv_custom(d->a, ct->name, items, (const gv_node *const *)d->kids.p, (size_t)n, ct->meta,
+                  &out, &e);
+    if (s == GV_OK) {
+      ct->node = gv_meta(out);
+      if (ct->pos) d->slots[ct->pos - 1].node = GV__CONT(ct->node)->kids[1];
+    }
+    break;
+  }
+  case W_KEYSET:
+  case W_SCHEMA: {
+    if (tag == W_SCHEMA && (s = d_ref_value(d, cur, &sl->name)) != GV_OK) return s;
+    if ((s = d_count(d, tag == W_KEYSET ? "keys" : "fields", &n)) != GV_OK) return s;
+    sl->pos = d->pos;
+    sl->n = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+      const gv_node *k;
+      if ((s = d_ref_value(d, cur, &k)) != GV_OK) return s;
+    }
+    return GV_OK;
+  }
+  case W_CTYPE: {
+    if (d->pos >= d->len) return d_fail(d, GV_EWIRE, d->pos, "truncated ctype");
+    unsigned fl = d->p[d->pos];
+    if (fl > 3) return d_fail(d, GV_EWIRE, d->pos, "bad ctype flags 0x%02x", fl);
+    d->pos++;
+    if ((s = d_ref_value(d, cur, &sl->name)) != GV_OK) return s;
+    if (fl & 1) {
+      if ((s = d_ref_tag(d, cur, W_KEYSET, &kidx)) != GV_OK) return s;
+      sl->pos = kidx + 1;
+    }
+    if ((fl & 2) && (s = d_ref_value(d, cur, &sl->meta)) != GV_OK) return s;
+    return GV_OK;
+  }
+  default: return d_fail(d, GV_EWIRE, off, "unknown record tag 0x%02x", tag);
+  }
+  if (s != GV_OK) return d_ctor(d, s, off, cur, tag, &e);
+  sl->node = out;
+  return GV_OK;
+}
+
+static gv_status d_run(w_dec *d, const gv_node **out) {
+  static const unsigned char magic[3] = {'G', 'R', 'V'};
+  for (size_t i = 0; i < 3; i++) {
+    if (i >= d->len) return d_fail(d, GV_EWIRE, i, "truncated header");
+    if (d->p[i] != magic[i]) return d_fail(d, GV_EWIRE, i, "bad magic (not a grove encoding)");
+  }
+  if (d->len < 4) return d_fail(d, GV_EWIRE, 3, "truncated header");
+  if (d->p[3] != GV__WIRE_VERSION)
+    return d_fail(d, GV_EWIRE, 3, "unsupported format version %u", (unsigned)d->p[3]);
+  d->pos = 4;
+  uint64_t nrec;
+  gv_status s = d_count(d, "records", &nrec);
+  if (s != GV_OK) return s;
+  if (nrec == 0) return d_fail(d, GV_EWIRE, 4, "no records");
+  /* grow the slot table with the input actually read, not with the claim */
+  for (size_t i = 0; i < nrec; i++) {
+    if (i == d->slots_cap) {
+      size_t ncap = d->slots_cap ? d->slots_cap * 2 : 256;
+      if (ncap > nrec) ncap = (size_t)nrec;
+      d_slot *ns = gv__raw_realloc(d->a, d->slots, d->slots_cap * sizeof *ns, ncap * sizeof *ns);
+      if (!ns) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+      d->slots = ns;
+      d->slots_cap = ncap;
+    }
+    d->nslots = i + 1;
+    if ((s = d_record(d, i)) != GV_OK) return s;
+  }
+  if (d->pos != d->len)
+    return d_fail(d, GV_EWIRE, d->pos, "%zu trailing bytes after the last record",
+                  d->len - d->pos);
+  size_t last = (size_t)nrec - 1;
+  if (!w_is_value_tag(d->slots[last].tag))
+    return d_fail(d, GV_EWIRE, 4, "the root record %zu is a %s, not a value", last,
+                  w_tag_name(d->slots[last].tag));
+  for (size_t i = 0; i < last; i++)
+    if (!d->slots[i].used) return d_fail(d, GV_EWIRE, 4, "record %zu is never referenced", i);
+  *out = d->slots[last].node;
+  return GV_OK;
+}
+
+gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **out,
+                    gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  if (!out || (!data && len)) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv_mark m = gv_arena_mark(a);
+  w_dec d;
+  memset(&d, 0, sizeof d);
+  d.a = a;
+  d.err = err;
+  d.p = data;
+  d.len = len;
+  gv__vec_init(&d.kids, sizeof(const gv_node *));
+  gv__vec_init(&d.keys, sizeof(const gv_node *));
+  const gv_node *res = NULL;
+  gv_status s = d_run(&d, &res);
+  gv__vec_free(a, &d.kids);
+  gv__vec_free(a, &d.keys);
+  gv__raw_free(a, d.slots, d.slots_cap * sizeof *d.slots);
+  if (s != GV_OK) {
+    gv_arena_rollback(a, &m);
+    return s;
+  }
+  *out = res;
+  return GV_OK;
+}
