@@ -96,6 +96,20 @@ static void put_schema(gv__sbuf *b, const gv_node *nt) {
   gv__sbuf_put(b, ")", 1);
 }
 
+/* The child of dict-kind d under key k. gv_get misses Python-equal keys of
+ * other numeric types (1 vs 1.0 vs True) in mixed keysets, whose order ranks
+ * types first; those fall back to a scan (only numbers and tuples can hit). */
+static const gv_node *dict_lookup(const gv_node *d, const gv_node *k) {
+  const gv_node *r = gv_get(d, k);
+  if (r || !(k->kind == GV_BOOL || k->kind == GV_INT || k->kind == GV_FLOAT ||
+             k->kind == GV_TUPLE))
+    return r;
+  const gv__cont *ks = GV__CONT(GV__CONT(d)->meta);
+  for (size_t i = 0; i < d->arity; i++)
+    if (gv__key_eq(ks->kids[i], k)) return GV__CONT(d)->kids[i];
+  return NULL;
+}
+
 /* Lists the keys of x (in traversal order) absent from y. */
 static void put_missing(gv__sbuf *b, const gv_node *x, const gv_node *y) {
   const gv__cont *ks = GV__CONT(GV__CONT(x)->meta);
@@ -103,7 +117,7 @@ static void put_missing(gv__sbuf *b, const gv_node *x, const gv_node *y) {
   gv__sbuf_put(b, "[", 1);
   for (size_t i = 0; i < x->arity && !b->truncated; i++) {
     const gv_node *k = ks->kids[gv__trav_index(x, i)];
-    if (gv_get(y, k)) continue;
+    if (dict_lookup(y, k)) continue;
     if (!first) gv__sbuf_put(b, ", ", 2);
     first = 0;
     gv__sbuf_repr_key(b, k);
@@ -116,7 +130,7 @@ static int same_keys(const gv_node *a, const gv_node *b) {
   if (ka == kb || gv_keyset_twin(ka) == gv_keyset_twin(kb)) return 1;
   if (a->arity != b->arity) return 0;
   for (size_t i = 0; i < a->arity; i++)
-    if (!gv_get(b, GV__CONT(ka)->kids[i])) return 0;
+    if (!dict_lookup(b, GV__CONT(ka)->kids[i])) return 0;
   return 1;
 }
 
@@ -186,7 +200,8 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
     if (b->arity != a->arity) return arity_mismatch("custom node", a, b, msg);
     return 1;
   }
-  default: return kind_mismatch(a, b, msg);
+  default:
+    return kind_mismatch(a, b, msg);
   }
 }
 
@@ -198,7 +213,7 @@ const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i) {
     if (ka == kb) return GV__CONT(b)->kids[ix];
     if (a->kind != GV_ODICT && gv_keyset_twin(&ka->h) == gv_keyset_twin(&kb->h))
       return GV__CONT(b)->kids[kb->perm ? kb->perm[i] : i];
-    return gv_get(b, ka->kids[ix]);
+    return dict_lookup(b, ka->kids[ix]);
   }
   return GV__CONT(b)->kids[i];
 }
@@ -298,7 +313,8 @@ static gv_status collect_path(void *ctx, const gv_node *const *path, size_t dept
 }
 
 static int ptr_cmp(const void *x, const void *y) {
-  uintptr_t p = (uintptr_t) * (const gv_node *const *)x, q = (uintptr_t) * (const gv_node *const *)y;
+  uintptr_t p = (uintptr_t) * (const gv_node *const *)x,
+            q = (uintptr_t) * (const gv_node *const *)y;
   return p < q ? -1 : p > q;
 }
 

@@ -28,7 +28,8 @@ static int gv__same(const gv_node *n, const gv__cand *c) {
     return GV__SCALAR(n)->v.u == c->u;
   case GV_STR:
   case GV_BYTES:
-    return GV__BLOB(n)->len == c->len && memcmp(GV__BLOB(n)->data, c->data, c->len) == 0;
+    return GV__BLOB(n)->len == c->len &&
+           (c->len == 0 || memcmp(GV__BLOB(n)->data, c->data, c->len) == 0);
   default: {
     const gv__cont *k = GV__CONT(n);
     return k->meta == c->meta && k->aux == c->aux &&

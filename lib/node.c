@@ -495,10 +495,12 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     classes |= 1u << gv__key_class(keys[i]);
   }
   int mixed = (classes & (classes - 1)) != 0;
+  if (n < 2) /* nothing to sort or repeat */
+    return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, GV__KS_SORTED, out, err);
   /* tmp: twin keys[n] | idx[n] | merge[n] (or prefix pairs[2n]) */
   if (n > SIZE_MAX / 64) return gv__oom(err);
   char *t = gv__tmp(a, n * (sizeof(gv_node *) + sizeof(uint32_t) + 2 * sizeof(gv__pk)));
-  if (!t && n) return gv__oom(err);
+  if (!t) return gv__oom(err);
   const gv_node **sorted = (const gv_node **)(void *)t;
   gv__pk *pk = (gv__pk *)(void *)(t + n * sizeof(gv_node *));
   uint32_t *idx = (uint32_t *)(void *)(pk + 2 * n), *merge = (uint32_t *)(void *)pk;

@@ -51,7 +51,9 @@ static void o_put(tout *o, const char *s, size_t n) {
   o->len += n;
 }
 
-static void o_puts(tout *o, const char *s) { o_put(o, s, strlen(s)); }
+static void o_puts(tout *o, const char *s) {
+  o_put(o, s, strlen(s));
+}
 
 static void o_putc(tout *o, char c) {
   if (!o->sb && o->st == GV_OK && o->len < o->cap) {
@@ -100,30 +102,36 @@ static size_t fmt_float(char *out, double v) {
   for (; *s && *s != 'e'; s++)
     if (*s >= '0' && *s <= '9' && nd < sizeof dig) dig[nd++] = *s;
   int e = (*s == 'e') ? atoi(s + 1) : 0;
-  while (nd > 1 && dig[nd - 1] == '0') nd--;
+  while (nd > 1 && dig[nd - 1] == '0')
+    nd--;
   size_t k = 0;
   if (neg) out[k++] = '-';
   if (e >= -4 && e < 16) {
     if (e >= 0) {
       size_t ip = (size_t)e + 1;
-      for (size_t i = 0; i < ip; i++) out[k++] = i < nd ? dig[i] : '0';
+      for (size_t i = 0; i < ip; i++)
+        out[k++] = i < nd ? dig[i] : '0';
       out[k++] = '.';
       if (nd > ip) {
-        for (size_t i = ip; i < nd; i++) out[k++] = dig[i];
+        for (size_t i = ip; i < nd; i++)
+          out[k++] = dig[i];
       } else {
         out[k++] = '0';
       }
     } else {
       out[k++] = '0';
       out[k++] = '.';
-      for (int i = 0; i < -e - 1; i++) out[k++] = '0';
-      for (size_t i = 0; i < nd; i++) out[k++] = dig[i];
+      for (int i = 0; i < -e - 1; i++)
+        out[k++] = '0';
+      for (size_t i = 0; i < nd; i++)
+        out[k++] = dig[i];
     }
   } else {
     out[k++] = dig[0];
     if (nd > 1) {
       out[k++] = '.';
-      for (size_t i = 1; i < nd; i++) out[k++] = dig[i];
+      for (size_t i = 1; i < nd; i++)
+        out[k++] = dig[i];
     }
     out[k++] = 'e';
     out[k++] = e < 0 ? '-' : '+';
@@ -224,7 +232,9 @@ static void put_scalar(tout *o, const gv_node *n) {
   char b[48];
   int k;
   switch (n->kind) {
-  case GV_NONE: o_put(o, "None", 4); break;
+  case GV_NONE:
+    o_put(o, "None", 4);
+    break;
   case GV_BOOL:
     if (GV__SCALAR(n)->v.i)
       o_put(o, "True", 4);
@@ -235,15 +245,25 @@ static void put_scalar(tout *o, const gv_node *n) {
     k = snprintf(b, sizeof b, "%" PRId64, GV__SCALAR(n)->v.i);
     o_put(o, b, (size_t)(k > 0 ? k : 0));
     break;
-  case GV_FLOAT: o_put(o, b, fmt_float(b, GV__SCALAR(n)->v.f)); break;
-  case GV_STR: put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 0); break;
-  case GV_BYTES: put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 1); break;
+  case GV_FLOAT:
+    o_put(o, b, fmt_float(b, GV__SCALAR(n)->v.f));
+    break;
+  case GV_STR:
+    put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 0);
+    break;
+  case GV_BYTES:
+    put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 1);
+    break;
   case GV_HANDLE:
     k = snprintf(b, sizeof b, "&%" PRIu64, GV__SCALAR(n)->v.u);
     o_put(o, b, (size_t)(k > 0 ? k : 0));
     break;
-  case GV_STAR: o_putc(o, '*'); break;
-  default: o_puts(o, "<?>"); break;
+  case GV_STAR:
+    o_putc(o, '*');
+    break;
+  default:
+    o_puts(o, "<?>");
+    break;
   }
 }
 
@@ -316,7 +336,8 @@ static const gv_node *explicit_meta(const gv_node *n) {
 }
 
 static void put_blob_raw(tout *o, const gv_node *s) {
-  if (s && (s->kind == GV_STR || s->kind == GV_BYTES)) o_put(o, GV__BLOB(s)->data, GV__BLOB(s)->len);
+  if (s && (s->kind == GV_STR || s->kind == GV_BYTES))
+    o_put(o, GV__BLOB(s)->data, GV__BLOB(s)->len);
 }
 
 static void put_type_name(tout *o, const gv_node *n) {
@@ -327,10 +348,18 @@ static void put_type_name(tout *o, const gv_node *n) {
 
 static void repr_open(tout *o, const gv_node *n) {
   switch (n->kind) {
-  case GV_LIST: o_putc(o, '['); break;
-  case GV_TUPLE: o_putc(o, '('); break;
-  case GV_DICT: o_putc(o, '{'); break;
-  case GV_ODICT: o_puts(o, n->arity ? "OrderedDict({" : "OrderedDict("); break;
+  case GV_LIST:
+    o_putc(o, '[');
+    break;
+  case GV_TUPLE:
+    o_putc(o, '(');
+    break;
+  case GV_DICT:
+    o_putc(o, '{');
+    break;
+  case GV_ODICT:
+    o_puts(o, n->arity ? "OrderedDict({" : "OrderedDict(");
+    break;
   case GV_DDICT:
     o_puts(o, "defaultdict(");
     put_blob_raw(o, GV__CONT(n)->aux);
@@ -340,12 +369,15 @@ static void repr_open(tout *o, const gv_node *n) {
     put_type_name(o, n);
     o_putc(o, '(');
     break;
-  case GV_DEQUE: o_puts(o, "deque(["); break;
+  case GV_DEQUE:
+    o_puts(o, "deque([");
+    break;
   case GV_CUSTOM:
     put_type_name(o, n);
     o_put(o, gv_custom_keyed(n) ? "({" : "([", 2);
     break;
-  default: break;
+  default:
+    break;
   }
 }
 
@@ -354,17 +386,27 @@ static void repr_close(tout *o, const gv_node *n) {
   char b[40];
   int k;
   switch (n->kind) {
-  case GV_LIST: o_putc(o, ']'); break;
+  case GV_LIST:
+    o_putc(o, ']');
+    break;
   case GV_TUPLE:
     if (n->arity == 1)
       o_put(o, ",)", 2);
     else
       o_putc(o, ')');
     break;
-  case GV_DICT: o_putc(o, '}'); break;
-  case GV_ODICT: o_puts(o, n->arity ? "})" : ")"); break;
-  case GV_DDICT: o_put(o, "})", 2); break;
-  case GV_NAMEDTUPLE: o_putc(o, ')'); break;
+  case GV_DICT:
+    o_putc(o, '}');
+    break;
+  case GV_ODICT:
+    o_puts(o, n->arity ? "})" : ")");
+    break;
+  case GV_DDICT:
+    o_put(o, "})", 2);
+    break;
+  case GV_NAMEDTUPLE:
+    o_putc(o, ')');
+    break;
   case GV_DEQUE:
     o_putc(o, ']');
     if (gv_deque_maxlen(n) >= 0) {
@@ -373,8 +415,11 @@ static void repr_close(tout *o, const gv_node *n) {
     }
     o_putc(o, ')');
     break;
-  case GV_CUSTOM: o_putc(o, ')'); break;
-  default: break;
+  case GV_CUSTOM:
+    o_putc(o, ')');
+    break;
+  default:
+    break;
   }
 }
 
@@ -489,7 +534,9 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
     if (v) {
       int k;
       switch (v->kind) {
-      case GV_NONE: o_put(o, "null", 4); break;
+      case GV_NONE:
+        o_put(o, "null", 4);
+        break;
       case GV_BOOL:
         if (GV__SCALAR(v)->v.i)
           o_put(o, "true", 4);
@@ -510,13 +557,17 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
         }
         o_put(o, b, fmt_float(b, GV__SCALAR(v)->v.f));
         break;
-      case GV_STR: put_jstr(o, GV__BLOB(v)->data, GV__BLOB(v)->len); break;
+      case GV_STR:
+        put_jstr(o, GV__BLOB(v)->data, GV__BLOB(v)->len);
+        break;
       case GV_BYTES:
       case GV_HANDLE:
       case GV_STAR: {
         char w[80];
         snprintf(w, sizeof w, "%s is not representable in JSON",
-                 v->kind == GV_BYTES ? "bytes" : v->kind == GV_HANDLE ? "a handle" : "*");
+                 v->kind == GV_BYTES    ? "bytes"
+                 : v->kind == GV_HANDLE ? "a handle"
+                                        : "*");
         s = print_fail(err, &fr, GV_EINVAL, w);
         goto done;
       }
@@ -722,19 +773,27 @@ static gv_status p_fail(P *p, size_t off, gv_status s, const char *fmt, ...) {
 
 static const char *frame_what(const pframe *f) {
   switch (f->type) {
-  case FR_LIST: return "list";
-  case FR_TUPLE: return "tuple";
-  case FR_DICT: return "dict";
-  case FR_ODICT: return "OrderedDict(...)";
-  case FR_DDICT: return "defaultdict(...)";
-  case FR_DEQUE: return "deque(...)";
-  default: return "call";
+  case FR_LIST:
+    return "list";
+  case FR_TUPLE:
+    return "tuple";
+  case FR_DICT:
+    return "dict";
+  case FR_ODICT:
+    return "OrderedDict(...)";
+  case FR_DDICT:
+    return "defaultdict(...)";
+  case FR_DEQUE:
+    return "deque(...)";
+  default:
+    return "call";
   }
 }
 
 /* "expected WHAT" at the current position (end of input and NUL bytes named). */
 static gv_status p_expect(P *p, const char *what) {
-  if (p->pos < p->len && p->t[p->pos] == 0) return p_fail(p, p->pos, GV_EPARSE, "NUL byte in input");
+  if (p->pos < p->len && p->t[p->pos] == 0)
+    return p_fail(p, p->pos, GV_EPARSE, "NUL byte in input");
   if (p->pos >= p->len && p->frames.len) {
     const pframe *f = &GV__VEC_AT(&p->frames, pframe, p->frames.len - 1);
     size_t l, c;
@@ -762,7 +821,8 @@ static void skip_ws(P *p) {
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f') {
       i++;
     } else if (c == '#') {
-      while (i < n && t[i] != '\n' && t[i] != 0) i++;
+      while (i < n && t[i] != '\n' && t[i] != 0)
+        i++;
     } else {
       break;
     }
@@ -770,17 +830,22 @@ static void skip_ws(P *p) {
   p->pos = i;
 }
 
-static int peek(const P *p) { return p->pos < p->len ? p->t[p->pos] : -1; }
+static int peek(const P *p) {
+  return p->pos < p->len ? p->t[p->pos] : -1;
+}
 
 static int ident_start(int c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
-static int ident_char(int c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+static int ident_char(int c) {
+  return ident_start(c) || (c >= '0' && c <= '9');
+}
 
 /* Scans an identifier at pos (the caller checked ident_start); returns its length. */
 static size_t scan_ident(P *p) {
   size_t i = p->pos;
-  while (i < p->len && ident_char(p->t[i])) i++;
+  while (i < p->len && ident_char(p->t[i]))
+    i++;
   size_t n = i - p->pos;
   p->pos = i;
   return n;
@@ -891,25 +956,46 @@ static gv_status p_string(P *p, int is_bytes, const gv_node **r) {
     if ((s = sb_put(p, t + run, i - run)) != GV_OK) return s;
     copied = 1;
     size_t bs = i;
-    if (i + 1 >= n) return p_fail(p, start, GV_EPARSE, "unterminated %s", is_bytes ? "bytes" : "string");
+    if (i + 1 >= n)
+      return p_fail(p, start, GV_EPARSE, "unterminated %s", is_bytes ? "bytes" : "string");
     unsigned char e = t[i + 1];
     i += 2;
     unsigned char ch = 0;
     int simple = 1;
     switch (e) {
-    case 'n': ch = '\n'; break;
-    case 't': ch = '\t'; break;
-    case 'r': ch = '\r'; break;
-    case 'b': ch = '\b'; break;
-    case 'f': ch = '\f'; break;
-    case 'v': ch = '\v'; break;
-    case 'a': ch = '\a'; break;
+    case 'n':
+      ch = '\n';
+      break;
+    case 't':
+      ch = '\t';
+      break;
+    case 'r':
+      ch = '\r';
+      break;
+    case 'b':
+      ch = '\b';
+      break;
+    case 'f':
+      ch = '\f';
+      break;
+    case 'v':
+      ch = '\v';
+      break;
+    case 'a':
+      ch = '\a';
+      break;
     case '\\':
     case '\'':
     case '"':
-    case '/': ch = e; break;
-    case '\n': simple = 2; break; /* line continuation */
-    default: simple = 0; break;
+    case '/':
+      ch = e;
+      break;
+    case '\n':
+      simple = 2;
+      break; /* line continuation */
+    default:
+      simple = 0;
+      break;
     }
     if (simple == 1) {
       if ((s = sb_put(p, &ch, 1)) != GV_OK) return s;
@@ -927,8 +1013,7 @@ static gv_status p_string(P *p, int is_bytes, const gv_node **r) {
       } else if ((e == 'u' || e == 'U') && !is_bytes) {
         int nd = e == 'u' ? 4 : 8;
         long h = read_hex(p, i, nd);
-        if (h < 0)
-          return p_fail(p, bs, GV_EPARSE, "bad \\%c escape: %d hex digits needed", e, nd);
+        if (h < 0) return p_fail(p, bs, GV_EPARSE, "bad \\%c escape: %d hex digits needed", e, nd);
         i += (size_t)nd;
         cp = (uint32_t)h;
         if (cp > 0x10ffff) return p_fail(p, bs, GV_EPARSE, "code point out of range");
@@ -942,8 +1027,7 @@ static gv_status p_string(P *p, int is_bytes, const gv_node **r) {
         }
       } else {
         if (e == 0) return p_fail(p, i - 1, GV_EPARSE, "NUL byte in input");
-        if (e >= 0x20 && e < 0x7f)
-          return p_fail(p, bs, GV_EPARSE, "invalid escape '\\%c'", e);
+        if (e >= 0x20 && e < 0x7f) return p_fail(p, bs, GV_EPARSE, "invalid escape '\\%c'", e);
         return p_fail(p, bs, GV_EPARSE, "invalid escape");
       }
       if (is_bytes) {
@@ -962,7 +1046,7 @@ static gv_status p_string(P *p, int is_bytes, const gv_node **r) {
   size_t dlen;
   if (copied) {
     if ((s = sb_put(p, t + run, i - run)) != GV_OK) return s;
-    data = p->sb.p;
+    data = p->sb.p ? (const char *)p->sb.p : "";
     dlen = p->sb.len;
   } else {
     data = (const char *)t + run;
@@ -974,7 +1058,9 @@ static gv_status p_string(P *p, int is_bytes, const gv_node **r) {
   return p_cons(p, s, &sub, start);
 }
 
-static int is_digit(int c) { return c >= '0' && c <= '9'; }
+static int is_digit(int c) {
+  return c >= '0' && c <= '9';
+}
 
 /* A decimal uint64 at pos (at least one digit); ERANGE on overflow. */
 static gv_status p_u64(P *p, size_t start, uint64_t limit, uint64_t *v) {
@@ -984,7 +1070,8 @@ static gv_status p_u64(P *p, size_t start, uint64_t limit, uint64_t *v) {
   for (; i < p->len && is_digit(p->t[i]); i++) {
     uint64_t d = (uint64_t)(p->t[i] - '0');
     if (m > (limit - d) / 10) {
-      while (i < p->len && is_digit(p->t[i])) i++;
+      while (i < p->len && is_digit(p->t[i]))
+        i++;
       p->pos = i;
       return p_fail(p, start, GV_ERANGE, "integer out of range");
     }
@@ -1019,14 +1106,16 @@ static gv_status p_number(P *p, const gv_node **r) {
     return p_cons(p, gv_float(p->a, v, r, &sub), &sub, st);
   }
   size_t ds = i;
-  while (i < n && is_digit(t[i])) i++;
+  while (i < n && is_digit(t[i]))
+    i++;
   size_t nint = i - ds, nfrac = 0;
   int isf = 0;
   if (i < n && t[i] == '.') {
     isf = 1;
     i++;
     size_t fs = i;
-    while (i < n && is_digit(t[i])) i++;
+    while (i < n && is_digit(t[i]))
+      i++;
     nfrac = i - fs;
   }
   if (nint == 0 && nfrac == 0) {
@@ -1037,13 +1126,13 @@ static gv_status p_number(P *p, const gv_node **r) {
     size_t j = i + 1;
     if (j < n && (t[j] == '+' || t[j] == '-')) j++;
     if (j >= n || !is_digit(t[j])) return p_fail(p, st, GV_EPARSE, "invalid number: bad exponent");
-    while (j < n && is_digit(t[j])) j++;
+    while (j < n && is_digit(t[j]))
+      j++;
     i = j;
     isf = 1;
   }
   if (!isf) {
-    if (nint > 1 && t[ds] == '0')
-      return p_fail(p, st, GV_EPARSE, "leading zeros in an integer");
+    if (nint > 1 && t[ds] == '0') return p_fail(p, st, GV_EPARSE, "leading zeros in an integer");
     p->pos = ds;
     uint64_t m;
     if ((s = p_u64(p, st, neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX, &m)) != GV_OK)
@@ -1068,7 +1157,9 @@ static gv_status p_number(P *p, const gv_node **r) {
   return p_cons(p, gv_float(p->a, v, r, &sub), &sub, st);
 }
 
-static pframe *top(P *p) { return &GV__VEC_AT(&p->frames, pframe, p->frames.len - 1); }
+static pframe *top(P *p) {
+  return &GV__VEC_AT(&p->frames, pframe, p->frames.len - 1);
+}
 
 static gv_status push_frame(P *p, uint8_t type, uint8_t st, uint8_t fl, size_t off) {
   if (!(fl & FL_RAW)) {
@@ -1105,11 +1196,19 @@ static gv_status p_value(P *p, const gv_node **r, int *have) {
   gv_error sub;
   gv_status s;
   switch (c) {
-  case '[': p->pos++; return push_frame(p, FR_LIST, S_START, 0, st);
-  case '(': p->pos++; return push_frame(p, FR_TUPLE, S_START, 0, st);
-  case '{': p->pos++; return push_frame(p, FR_DICT, S_START, 0, st);
+  case '[':
+    p->pos++;
+    return push_frame(p, FR_LIST, S_START, 0, st);
+  case '(':
+    p->pos++;
+    return push_frame(p, FR_TUPLE, S_START, 0, st);
+  case '{':
+    p->pos++;
+    return push_frame(p, FR_DICT, S_START, 0, st);
   case '\'':
-  case '"': *have = 1; return p_string(p, 0, r);
+  case '"':
+    *have = 1;
+    return p_string(p, 0, r);
   case '*':
     p->pos++;
     *have = 1;
@@ -1121,7 +1220,8 @@ static gv_status p_value(P *p, const gv_node **r, int *have) {
     *have = 1;
     return p_cons(p, gv_handle(p->a, h, r, &sub), &sub, st);
   }
-  default: break;
+  default:
+    break;
   }
   if (c == '-' || c == '+' || c == '.' || is_digit(c)) {
     *have = 1;
@@ -1227,7 +1327,9 @@ static gv_status close_frame(P *p, const gv_node **r, int *have) {
     return GV_OK;
   }
   switch (f.type) {
-  case FR_LIST: s = gv_list(p->a, V, nv, r, &sub); break;
+  case FR_LIST:
+    s = gv_list(p->a, V, nv, r, &sub);
+    break;
   case FR_TUPLE:
     if (nv == 1 && !(f.fl & FL_COMMA)) {
       *r = V[0]; /* (x) is x */
@@ -1235,7 +1337,9 @@ static gv_status close_frame(P *p, const gv_node **r, int *have) {
       s = gv_tuple(p->a, V, nv, r, &sub);
     }
     break;
-  case FR_DICT: s = gv_dict(p->a, K, V, nk, r, &sub); break;
+  case FR_DICT:
+    s = gv_dict(p->a, K, V, nk, r, &sub);
+    break;
   case FR_ODICT:
     if ((f.fl & FL_RAWLIST) && nv) {
       if ((s = gv__vec_reserve(p->a, &p->keys, nv)) != GV_OK) return gv__oom(p->err);
@@ -1252,22 +1356,28 @@ static gv_status close_frame(P *p, const gv_node **r, int *have) {
     }
     s = gv_odict(p->a, K, V, nk, r, &sub);
     break;
-  case FR_DDICT: s = gv_ddict(p->a, f.name, K, V, nk, r, &sub); break;
-  case FR_DEQUE: s = gv_deque(p->a, V, nv, f.maxlen, r, &sub); break;
+  case FR_DDICT:
+    s = gv_ddict(p->a, f.name, K, V, nk, r, &sub);
+    break;
+  case FR_DEQUE:
+    s = gv_deque(p->a, V, nv, f.maxlen, r, &sub);
+    break;
   case FR_CALL: /* Name() */
-  case FR_NT: s = gv_namedtuple(p->a, f.name, K, V, nk, r, &sub); break;
+  case FR_NT:
+    s = gv_namedtuple(p->a, f.name, K, V, nk, r, &sub);
+    break;
   case FR_CUSTOM: {
     const gv_node *meta = NULL;
     if (f.fl & FL_META) meta = V[--nv];
     if (f.fl & FL_RAWDICT) {
       static const gv_node *const no_keys[1] = {NULL}; /* keyed, with no keys */
       s = gv_custom(p->a, f.name, nk ? K : no_keys, V, nk, meta, r, &sub);
-    }
-    else
+    } else
       s = gv_custom(p->a, f.name, NULL, V, nv, meta, r, &sub);
     break;
   }
-  default: break;
+  default:
+    break;
   }
   if (s != GV_OK) return p_cons(p, s, &sub, f.off);
   p->keys.len = f.kbase;
@@ -1373,7 +1483,8 @@ static gv_status step(P *p, const gv_node **r, int *have) {
     if (!ok) return p_expect(p, "field=value or ')'");
     top(p)->st = S_AFTER;
     return p_value(p, r, have);
-  default: break;
+  default:
+    break;
   }
   /* OrderedDict, defaultdict, deque, custom */
   switch (f->st) {
@@ -1465,7 +1576,8 @@ static gv_status step(P *p, const gv_node **r, int *have) {
       return close_frame(p, r, have);
     }
     return p_expect(p, "')'");
-  default: return p_expect(p, "a value");
+  default:
+    return p_expect(p, "a value");
   }
 }
 
@@ -1494,8 +1606,7 @@ static gv_status parse_run(P *p, const gv_node **out) {
   return s;
 }
 
-gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **out,
-                   gv_error *err) {
+gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **out, gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   if (!text && len) return gv__err(err, GV_EINVAL, "NULL text");

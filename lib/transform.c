@@ -6,7 +6,9 @@
  * Shared helpers
  * ------------------------------------------------------------------------- */
 
-static int is_value(const gv_node *n) { return n && n->kind >= GV_NONE && n->kind <= GV_CUSTOM; }
+static int is_value(const gv_node *n) {
+  return n && n->kind >= GV_NONE && n->kind <= GV_CUSTOM;
+}
 
 /* Frames of the walk that lead to the node n being visited (pre) or closed
  * (post: n's own frame, if pushed, is excluded). */
@@ -267,7 +269,8 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
         size_t i = f->next++;
         const gv_node **oth = no ? (const gv_node **)others.p + (frames.len - 1) * no : NULL;
         c[0] = gv__trav_child(pn, i);
-        for (size_t j = 1; j < m; j++) c[j] = gv__match_child(pn, oth[j - 1], i);
+        for (size_t j = 1; j < m; j++)
+          c[j] = gv__match_child(pn, oth[j - 1], i);
         break;
       }
       const gv_node **v = &GV__VEC_AT(&vals, const gv_node *, f->base);
@@ -279,7 +282,8 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
         kids.len = 0;
         if ((s = gv__vec_reserve(a, &kids, n)) != GV_OK) goto oom;
         const gv_node **k = kids.p;
-        for (i = 0; i < n; i++) k[gv__trav_index(pn, i)] = v[i];
+        for (i = 0; i < n; i++)
+          k[gv__trav_index(pn, i)] = v[i];
         if ((s = gv_rebuild(a, pn, k, &rebuilt, err)) != GV_OK) goto done;
       }
       vals.len = f->base;
@@ -418,7 +422,8 @@ static gv_status order_post(gv__walk *w, const gv_node *n, const gv_node *rebuil
   if (gv__vec_reserve(w->a, &w->kids, len) != GV_OK) return gv__oom(w->err);
   const gv_node **v = w->kids.p;
   const gv_node *const *old = GV__CONT(rebuilt)->kids;
-  for (size_t i = 0; i < len; i++) v[i] = old[ks->perm[i]];
+  for (size_t i = 0; i < len; i++)
+    v[i] = old[ks->perm[i]];
   if (k == GV_DICT) return gv_dict(w->a, twin->kids, v, len, res, w->err);
   return gv_ddict(w->a, GV__CONT(rebuilt)->aux, twin->kids, v, len, res, w->err);
 }

@@ -165,9 +165,6 @@ Test(flatten, deep_million) {
   cr_assert_eq(gv_get_int(out[0]), 0);
   cr_assert_eq(gv_structure(a, n, &s, NULL), GV_OK);
   cr_assert_eq(gv_depth(s), 1000000);
-  paths p;
-  p.a = a;
-  p.buf[0] = 0;
   int count = 0;
   cr_assert_eq(gv_walk_paths(a, n, stop_at_second, &count, NULL), GV_OK);
   cr_assert_eq(count, 1);

@@ -983,6 +983,7 @@ static int run_demo(void) {
       out_s(buf);
     }
     if (rc != st->expect) bad = 1;
+    if (g_write_failed) return 2; /* already reported */
   }
   if (bad) {
     if (fflush(stdout) != 0) g_write_failed = 1;
