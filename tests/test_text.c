@@ -228,18 +228,20 @@ Test(text, containers) {
 
 Test(text, comments_whitespace_trailing_commas) {
   gv_arena *a = t_arena();
-  const gv_node *n = t_parse(a, "  # leading comment\n"
-                                "[ 1 , # one\n"
-                                "  {'a' : 2 , } ,\r\n"
-                                "\t(3 , ) , Point( x = 1 , ) , deque( [ 1 , ] , maxlen = 2 , ) ,\n"
-                                "  OrderedDict( [ ( 'k' , 1 ) , ] , ) , Name( [ 1 , ] , meta = 2 , ),\n"
-                                "] # trailing\n");
+  const gv_node *n =
+      t_parse(a, "  # leading comment\n"
+                 "[ 1 , # one\n"
+                 "  {'a' : 2 , } ,\r\n"
+                 "\t(3 , ) , Point( x = 1 , ) , deque( [ 1 , ] , maxlen = 2 , ) ,\n"
+                 "  OrderedDict( [ ( 'k' , 1 ) , ] , ) , Name( [ 1 , ] , meta = 2 , ),\n"
+                 "] # trailing\n");
   cr_assert_str_eq(t_repr(a, n), "[1, {'a': 2}, (3,), Point(x=1), deque([1], maxlen=2), "
                                  "OrderedDict({'k': 1}), Name([1], meta=2)]");
   cr_assert_eq(t_parse(a, "[1, 2,]"), t_parse(a, "[1, 2]"));
   cr_assert_eq(t_parse(a, "(1, 2,)"), t_parse(a, "(1, 2)"));
   cr_assert_eq(t_parse(a, "{'a': 1,}"), t_parse(a, "{'a': 1}"));
-  cr_assert_eq(t_parse(a, "defaultdict(list, {'a': 1},)"), t_parse(a, "defaultdict(list, {'a': 1})"));
+  cr_assert_eq(t_parse(a, "defaultdict(list, {'a': 1},)"),
+               t_parse(a, "defaultdict(list, {'a': 1})"));
   gv_arena_free(a);
 }
 
@@ -281,7 +283,8 @@ Test(text, json_output) {
       {"{'b': 1, 'a': [{}]}", "{\"b\": 1, \"a\": [{}]}"},
       {"OrderedDict({'z': 1})", "{\"z\": 1}"},
       {"defaultdict(list, {'k': ()})", "{\"k\": []}"},
-      {"'\\x01\\b\\f\\n\\r\\t\"\\\\\\x7f\xc3\xa9'", "\"\\u0001\\b\\f\\n\\r\\t\\\"\\\\\x7f\xc3\xa9\""},
+      {"'\\x01\\b\\f\\n\\r\\t\"\\\\\\x7f\xc3\xa9'",
+       "\"\\u0001\\b\\f\\n\\r\\t\\\"\\\\\x7f\xc3\xa9\""},
       {"1e16", "1e+16"},
       {"-0.0", "-0.0"},
   };
@@ -289,15 +292,9 @@ Test(text, json_output) {
     cr_assert_str_eq(json_of(a, t_parse(a, cases[i][0])), cases[i][1], "%s", cases[i][0]);
 
   static const char *const errs[][2] = {
-      {"b'x'", "bytes"},
-      {"&1", "handle"},
-      {"*", "*"},
-      {"nan", "nan"},
-      {"[1, inf]", "at (1,): "},
-      {"{'a': [-inf]}", "at ('a', 0): "},
-      {"{1: 2}", "key 1"},
-      {"Name({1: 2})", "key 1"},
-      {"[{(1, 'a'): 2}]", "at (0,): key (1, 'a')"},
+      {"b'x'", "bytes"},   {"&1", "handle"},          {"*", "*"},
+      {"nan", "nan"},      {"[1, inf]", "at (1,): "}, {"{'a': [-inf]}", "at ('a', 0): "},
+      {"{1: 2}", "key 1"}, {"Name({1: 2})", "key 1"}, {"[{(1, 'a'): 2}]", "at (0,): key (1, 'a')"},
   };
   for (size_t i = 0; i < sizeof errs / sizeof *errs; i++) {
     const gv_node *n = t_parse(a, errs[i][0]);
@@ -422,7 +419,8 @@ Test(text, tiny_budget) {
   char *text = malloc(cap);
   cr_assert_not_null(text);
   text[len++] = '[';
-  for (size_t i = 0; i < n; i++) len += (size_t)snprintf(text + len, cap - len, "'s%zu', ", i);
+  for (size_t i = 0; i < n; i++)
+    len += (size_t)snprintf(text + len, cap - len, "'s%zu', ", i);
   text[len++] = ']';
   t_snapshot before = t_snap(a);
   const gv_node *out = NULL;
