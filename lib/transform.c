@@ -205,6 +205,12 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
     if (slot) {
       if (!p->up_to) {
         for (size_t j = 1; j < m; j++) {
+          if (!p->none_is_leaf && c[j]->kind == GV_NONE) {
+            /* None is an empty node here, not the leaf the first tree has */
+            gv__sbuf_puts(&msg, "expected a leaf, got None");
+            s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+            goto done;
+          }
           if (!gv__match_node(r, c[j], &msg)) {
             s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
             goto done;
@@ -400,16 +406,33 @@ gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t, const gv_node **out,
  * order: the ordering pass
  * ------------------------------------------------------------------------- */
 
+static gv_status order_dict(gv__walk *w, const gv_node *rebuilt, const gv_node **res);
+
 static gv_status order_pre(gv__walk *w, const gv_node *n, int *descend, const gv_node **res) {
-  (void)w;
-  *descend = !(n->flags & GV_F_CANONICAL);
   *res = n;
+  *descend = !(n->flags & GV_F_CANONICAL);
+  if (*descend && (n->kind == GV_DICT || n->kind == GV_DDICT)) {
+    /* an unsorted dict over canonical children: sorted at once, not walked */
+    const gv_node *const *kids = GV__CONT(n)->kids;
+    size_t i, len = n->arity;
+    for (i = 0; i < len; i++)
+      if (!(kids[i]->flags & GV_F_CANONICAL)) break;
+    if (i == len) {
+      *descend = 0;
+      return order_dict(w, n, res);
+    }
+  }
   return GV_OK;
 }
 
 static gv_status order_post(gv__walk *w, const gv_node *n, const gv_node *rebuilt,
                             const gv_node **res) {
   (void)n;
+  return order_dict(w, rebuilt, res);
+}
+
+/* rebuilt, or its sorted twin when it is a dict or defaultdict with unsorted keys. */
+static gv_status order_dict(gv__walk *w, const gv_node *rebuilt, const gv_node **res) {
   unsigned k = rebuilt->kind;
   const gv__cont *ks = (k == GV_DICT || k == GV_DDICT) ? gv__keyset_of(rebuilt) : NULL;
   if (!ks || gv_keyset_sorted(&ks->h) || !ks->perm) {

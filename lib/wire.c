@@ -72,67 +72,28 @@ static const char *w_tag_name(unsigned t) {
  * Encoder
  * =========================================================================== */
 
-/* Buffered output through the caller's sink. */
-typedef struct w_out {
-  gv_write_fn w;
-  void *ctx;
-  gv_status st;
-  size_t len;
-  unsigned char buf[8192];
-} w_out;
-
-static void w_flush(w_out *o) {
-  if (o->st == GV_OK && o->len) o->st = o->w(o->ctx, (const char *)o->buf, o->len);
-  o->len = 0;
-}
-
-static void w_put(w_out *o, const void *p, size_t n) {
-  if (o->st != GV_OK) return;
-  if (n > sizeof o->buf - o->len) {
-    w_flush(o);
-    if (n >= sizeof o->buf) {
-      if (o->st == GV_OK) o->st = o->w(o->ctx, (const char *)p, n);
-      return;
-    }
-  }
-  memcpy(o->buf + o->len, p, n);
-  o->len += n;
-}
-
-static void w_byte(w_out *o, unsigned v) {
-  if (o->len == sizeof o->buf) w_flush(o);
-  o->buf[o->len++] = (unsigned char)v;
-}
-
-static void w_varint(w_out *o, uint64_t v) {
-  if (sizeof o->buf - o->len < 10) w_flush(o);
-  while (v >= 0x80) {
-    o->buf[o->len++] = (unsigned char)(v | 0x80);
-    v >>= 7;
-  }
-  o->buf[o->len++] = (unsigned char)v;
-}
-
-/* Pointer -> index map, open addressing, keyed by the node's (well mixed)
- * stable hash. */
+/* Pointer -> record number map, open addressing over the node's stable hash
+ * mixed with its address. */
 typedef struct w_ent {
   const gv_node *key;
   size_t idx;
 } w_ent;
 
+typedef struct w_frame {
+  const gv_node *node;
+  size_t next; /* next ref to visit */
+  size_t base; /* its refs' numbers start here on the number stack */
+} w_frame;
+
 typedef struct w_enc {
   gv_arena *a;
   w_ent *tab;
-  size_t cap; /* power of two */
-  size_t len;
-  gv__vec order; /* const gv_node *, post-order */
+  size_t cap; /* power of two, or 0 */
+  size_t len; /* records numbered so far */
   gv__vec stack; /* w_frame */
+  gv__vec nums;  /* size_t: numbers of the refs of the open frames */
+  gv__vec rec;   /* unsigned char: the records */
 } w_enc;
-
-typedef struct w_frame {
-  const gv_node *node;
-  size_t next;
-} w_frame;
 
 static size_t w_slot(const gv_node *n, size_t mask) {
   uint64_t h = n->hash ^ (uint64_t)(uintptr_t)n;
@@ -143,6 +104,7 @@ static size_t w_slot(const gv_node *n, size_t mask) {
 }
 
 static size_t w_find(const w_enc *e, const gv_node *n) {
+  if (!e->cap) return SIZE_MAX;
   size_t mask = e->cap - 1, i = w_slot(n, mask);
   for (;;) {
     const w_ent *t = &e->tab[i];
@@ -154,7 +116,7 @@ static size_t w_find(const w_enc *e, const gv_node *n) {
 
 static gv_status w_grow(w_enc *e) {
   size_t ncap = e->cap ? e->cap * 2 : 1024;
-  if (ncap > SIZE_MAX / sizeof(w_ent)) return GV_ENOMEM;
+  if (ncap > SIZE_MAX / 2 / sizeof(w_ent)) return GV_ENOMEM;
   w_ent *nt = gv__raw_alloc(e->a, ncap * sizeof *nt);
   if (!nt) return GV_ENOMEM;
   memset(nt, 0, ncap * sizeof *nt);
@@ -170,21 +132,7 @@ static gv_status w_grow(w_enc *e) {
   return GV_OK;
 }
 
-/* Gives n the next post-order index. n must be absent. */
-static gv_status w_add(w_enc *e, const gv_node *n) {
-  if (e->len + 1 > e->cap / 2) {
-    gv_status s = w_grow(e);
-    if (s != GV_OK) return s;
-  }
-  size_t mask = e->cap - 1, i = w_slot(n, mask);
-  while (e->tab[i].key) i = (i + 1) & mask;
-  e->tab[i].key = n;
-  e->tab[i].idx = e->order.len;
-  e->len++;
-  return gv__vec_push(e->a, &e->order, &n);
-}
-
-/* The references of a record in the order they are written. */
+/* The references of a record, in the order they are written. */
 static size_t w_nrefs(const gv_node *n) {
   switch (n->kind) {
   case GV_LIST:
@@ -216,124 +164,143 @@ static const gv_node *w_ref(const gv_node *n, size_t i) {
 
 static int w_known_kind(const gv_node *n) { return n && n->kind >= GV_NONE && n->kind <= GV_CTYPE; }
 
-/* Pass 1: index every distinct node reachable from root, in post-order. */
-static gv_status w_index(w_enc *e, const gv_node *root, gv_error *err) {
-  gv_status s;
-  if (w_nrefs(root) == 0) return w_add(e, root) == GV_OK ? GV_OK : gv__oom(err);
-  w_frame f0 = {root, 0};
+static unsigned char *w_varint_raw(unsigned char *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (unsigned char)v;
+  return p;
+}
+
+static uint64_t w_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : 0); }
+
+static unsigned w_seq_tag(unsigned kind) {
+  switch (kind) {
+  case GV_LIST: return W_LIST;
+  case GV_TUPLE: return W_TUPLE;
+  case GV_DEQUE: return W_DEQUE;
+  case GV_KEYSET: return W_KEYSET;
+  case GV_DICT: return W_DICT;
+  case GV_ODICT: return W_ODICT;
+  case GV_DDICT: return W_DDICT;
+  case GV_NAMEDTUPLE: return W_NAMEDTUPLE;
+  case GV_CUSTOM: return W_CUSTOM;
+  case GV_SCHEMA: return W_SCHEMA;
+  default: return W_CTYPE;
+  }
+}
+
+/* Appends the record of x, numbered e->len, whose refs (NULL ctype kids left
+ * out) have the numbers refs[0..nr), and numbers it. */
+static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t nr) {
+  size_t cur = e->len;
+  size_t blob = (x->kind == GV_STR || x->kind == GV_BYTES) ? GV__BLOB(x)->len : 0;
+  if (nr > (SIZE_MAX - 64 - blob) / 10) return GV_ENOMEM;
+  if (gv__vec_reserve(e->a, &e->rec, 32 + blob + 10 * nr) != GV_OK) return GV_ENOMEM;
+  unsigned char *p0 = (unsigned char *)e->rec.p + e->rec.len, *p = p0;
+  const gv__cont *c = GV__CONT(x);
+  switch (x->kind) {
+  case GV_NONE: *p++ = W_NONE; break;
+  case GV_BOOL: *p++ = GV__SCALAR(x)->v.u ? W_TRUE : W_FALSE; break;
+  case GV_STAR: *p++ = W_STAR; break;
+  case GV_INT:
+    *p++ = W_INT;
+    p = w_varint_raw(p, w_zigzag(GV__SCALAR(x)->v.i));
+    break;
+  case GV_HANDLE:
+    *p++ = W_HANDLE;
+    p = w_varint_raw(p, GV__SCALAR(x)->v.u);
+    break;
+  case GV_FLOAT: {
+    uint64_t u = GV__SCALAR(x)->v.u;
+    *p++ = W_FLOAT;
+    for (int k = 0; k < 8; k++) *p++ = (unsigned char)(u >> (8 * k));
+    break;
+  }
+  case GV_STR:
+  case GV_BYTES:
+    *p++ = x->kind == GV_STR ? W_STR : W_BYTES;
+    p = w_varint_raw(p, (uint64_t)blob);
+    if (blob) memcpy(p, GV__BLOB(x)->data, blob);
+    p += blob;
+    break;
+  default: {
+    size_t k = 0;
+    *p++ = (unsigned char)w_seq_tag(x->kind);
+    switch (x->kind) {
+    case GV_DEQUE:
+      p = w_varint_raw(p, c->aux ? (uint64_t)GV__SCALAR(c->aux)->v.i + 1u : 0u);
+      p = w_varint_raw(p, (uint64_t)nr);
+      break;
+    case GV_LIST:
+    case GV_TUPLE:
+    case GV_KEYSET: p = w_varint_raw(p, (uint64_t)nr); break;
+    case GV_DICT:
+    case GV_ODICT:
+    case GV_NAMEDTUPLE: break;
+    case GV_DDICT: break;
+    case GV_CUSTOM: /* ctype, count, children */
+      p = w_varint_raw(p, (uint64_t)(cur - refs[0] - 1));
+      p = w_varint_raw(p, (uint64_t)(nr - 1));
+      k = 1;
+      break;
+    case GV_SCHEMA: /* name, count, fields */
+      p = w_varint_raw(p, (uint64_t)(cur - refs[0] - 1));
+      p = w_varint_raw(p, (uint64_t)(nr - 1));
+      k = 1;
+      break;
+    case GV_CTYPE: *p++ = (unsigned char)((c->kids[1] ? 1u : 0u) | (c->kids[2] ? 2u : 0u)); break;
+    default: break;
+    }
+    for (; k < nr; k++) p = w_varint_raw(p, (uint64_t)(cur - refs[k] - 1));
+    break;
+  }
+  }
+  e->rec.len += (size_t)(p - p0);
+  if (e->len + 1 > e->cap / 2 && w_grow(e) != GV_OK) return GV_ENOMEM;
+  size_t mask = e->cap - 1, i = w_slot(x, mask);
+  while (e->tab[i].key) i = (i + 1) & mask;
+  e->tab[i].key = x;
+  e->tab[i].idx = cur;
+  e->len++;
+  return GV_OK;
+}
+
+/* One pass: a depth-first walk with an explicit stack numbers every distinct
+ * node in post-order and appends its record as soon as its refs are known. */
+static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
+  if (w_nrefs(root) == 0) return w_emit(e, root, NULL, 0) == GV_OK ? GV_OK : gv__oom(err);
+  w_frame f0 = {root, 0, 0};
   if (gv__vec_push(e->a, &e->stack, &f0) != GV_OK) return gv__oom(err);
   while (e->stack.len) {
     w_frame *f = &GV__VEC_AT(&e->stack, w_frame, e->stack.len - 1);
     if (f->next < w_nrefs(f->node)) {
       const gv_node *c = w_ref(f->node, f->next++);
-      if (!c || (e->cap && w_find(e, c) != SIZE_MAX)) continue;
-      if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", c->kind);
-      if (w_nrefs(c) == 0) {
-        s = w_add(e, c);
-      } else {
-        w_frame nf = {c, 0};
-        s = gv__vec_push(e->a, &e->stack, &nf);
+      if (!c) continue; /* an absent ctype part */
+      size_t idx = w_find(e, c);
+      if (idx == SIZE_MAX) {
+        if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", c->kind);
+        if (w_nrefs(c) != 0) {
+          w_frame nf = {c, 0, e->nums.len};
+          if (gv__vec_push(e->a, &e->stack, &nf) != GV_OK) return gv__oom(err);
+          continue;
+        }
+        idx = e->len;
+        if (w_emit(e, c, NULL, 0) != GV_OK) return gv__oom(err);
       }
-      if (s != GV_OK) return gv__oom(err);
+      if (gv__vec_push(e->a, &e->nums, &idx) != GV_OK) return gv__oom(err);
     } else {
       const gv_node *done = f->node;
+      size_t base = f->base, idx = e->len;
+      if (w_emit(e, done, &GV__VEC_AT(&e->nums, size_t, base), e->nums.len - base) != GV_OK)
+        return gv__oom(err);
+      e->nums.len = base;
       e->stack.len--;
-      if (w_add(e, done) != GV_OK) return gv__oom(err);
+      if (e->stack.len && gv__vec_push(e->a, &e->nums, &idx) != GV_OK) return gv__oom(err);
     }
   }
   return GV_OK;
-}
-
-static void w_refto(w_out *o, const w_enc *e, size_t cur, const gv_node *c) {
-  size_t idx = w_find(e, c);
-  w_varint(o, (uint64_t)(cur - idx - 1));
-}
-
-static uint64_t w_zigzag(int64_t v) {
-  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : 0);
-}
-
-/* Pass 2: the records. */
-static void w_records(w_out *o, const w_enc *e) {
-  size_t n = e->order.len;
-  for (size_t i = 0; i < n && o->st == GV_OK; i++) {
-    const gv_node *x = GV__VEC_AT(&e->order, const gv_node *, i);
-    const gv__cont *c = GV__CONT(x);
-    size_t ar = x->arity;
-    switch (x->kind) {
-    case GV_NONE: w_byte(o, W_NONE); break;
-    case GV_BOOL: w_byte(o, GV__SCALAR(x)->v.u ? W_TRUE : W_FALSE); break;
-    case GV_INT:
-      w_byte(o, W_INT);
-      w_varint(o, w_zigzag(GV__SCALAR(x)->v.i));
-      break;
-    case GV_FLOAT: {
-      unsigned char b[8];
-      uint64_t u = GV__SCALAR(x)->v.u;
-      for (int k = 0; k < 8; k++) b[k] = (unsigned char)(u >> (8 * k));
-      w_byte(o, W_FLOAT);
-      w_put(o, b, 8);
-      break;
-    }
-    case GV_STR:
-    case GV_BYTES:
-      w_byte(o, x->kind == GV_STR ? W_STR : W_BYTES);
-      w_varint(o, (uint64_t)GV__BLOB(x)->len);
-      w_put(o, GV__BLOB(x)->data, GV__BLOB(x)->len);
-      break;
-    case GV_HANDLE:
-      w_byte(o, W_HANDLE);
-      w_varint(o, GV__SCALAR(x)->v.u);
-      break;
-    case GV_STAR: w_byte(o, W_STAR); break;
-    case GV_LIST:
-    case GV_TUPLE:
-    case GV_DEQUE:
-    case GV_KEYSET:
-      w_byte(o, x->kind == GV_LIST    ? W_LIST
-                : x->kind == GV_TUPLE ? W_TUPLE
-                : x->kind == GV_DEQUE ? W_DEQUE
-                                      : W_KEYSET);
-      if (x->kind == GV_DEQUE)
-        w_varint(o, c->aux ? (uint64_t)GV__SCALAR(c->aux)->v.i + 1u : 0u);
-      w_varint(o, (uint64_t)ar);
-      for (size_t k = 0; k < ar; k++) w_refto(o, e, i, c->kids[k]);
-      break;
-    case GV_DICT:
-    case GV_ODICT:
-    case GV_DDICT:
-      w_byte(o, x->kind == GV_DICT ? W_DICT : x->kind == GV_ODICT ? W_ODICT : W_DDICT);
-      if (x->kind == GV_DDICT) w_refto(o, e, i, c->aux);
-      w_refto(o, e, i, c->meta);
-      for (size_t k = 0; k < ar; k++) w_refto(o, e, i, c->kids[k]);
-      break;
-    case GV_NAMEDTUPLE:
-      w_byte(o, W_NAMEDTUPLE);
-      w_refto(o, e, i, c->meta);
-      for (size_t k = 0; k < ar; k++) w_refto(o, e, i, c->kids[k]);
-      break;
-    case GV_CUSTOM:
-      w_byte(o, W_CUSTOM);
-      w_refto(o, e, i, c->meta);
-      w_varint(o, (uint64_t)ar);
-      for (size_t k = 0; k < ar; k++) w_refto(o, e, i, c->kids[k]);
-      break;
-    case GV_SCHEMA:
-      w_byte(o, W_SCHEMA);
-      w_refto(o, e, i, c->kids[0]);
-      w_varint(o, (uint64_t)(ar - 1));
-      for (size_t k = 1; k < ar; k++) w_refto(o, e, i, c->kids[k]);
-      break;
-    case GV_CTYPE:
-      w_byte(o, W_CTYPE);
-      w_byte(o, (c->kids[1] ? 1u : 0u) | (c->kids[2] ? 2u : 0u));
-      w_refto(o, e, i, c->kids[0]);
-      if (c->kids[1]) w_refto(o, e, i, c->kids[1]);
-      if (c->kids[2]) w_refto(o, e, i, c->kids[2]);
-      break;
-    default: break; /* excluded by w_index */
-    }
-  }
 }
 
 static gv_status w_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
@@ -347,27 +314,26 @@ static gv_status w_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ct
   w_enc e;
   memset(&e, 0, sizeof e);
   e.a = a;
-  gv__vec_init(&e.order, sizeof(const gv_node *));
   gv__vec_init(&e.stack, sizeof(w_frame));
-  gv_status s = w_index(&e, n, err);
+  gv__vec_init(&e.nums, sizeof(size_t));
+  gv__vec_init(&e.rec, 1);
+  gv_status s = w_walk(&e, n, err);
   gv__vec_free(a, &e.stack);
-  if (s == GV_OK) {
-    w_out o;
-    o.w = w;
-    o.ctx = ctx;
-    o.st = GV_OK;
-    o.len = 0;
-    static const unsigned char hdr[4] = {'G', 'R', 'V', GV__WIRE_VERSION};
-    w_put(&o, hdr, 4);
-    w_varint(&o, (uint64_t)e.order.len);
-    w_records(&o, &e);
-    w_flush(&o);
-    if (o.st != GV_OK) {
-      s = gv__err(err, o.st, "write callback failed (%s)", gv_status_name(o.st));
-    }
-  }
-  gv__vec_free(a, &e.order);
+  gv__vec_free(a, &e.nums);
   gv__raw_free(a, e.tab, e.cap * sizeof *e.tab);
+  if (s == GV_OK) {
+    unsigned char hdr[16] = {'G', 'R', 'V', GV__WIRE_VERSION};
+    size_t hl = (size_t)(w_varint_raw(hdr + 4, (uint64_t)e.len) - hdr);
+    s = w(ctx, (const char *)hdr, hl);
+    const char *p = (const char *)e.rec.p;
+    for (size_t off = 0; s == GV_OK && off < e.rec.len;) {
+      size_t piece = e.rec.len - off < ((size_t)1 << 16) ? e.rec.len - off : (size_t)1 << 16;
+      s = w(ctx, p + off, piece);
+      off += piece;
+    }
+    if (s != GV_OK) s = gv__err(err, s, "write callback failed (%s)", gv_status_name(s));
+  }
+  gv__vec_free(a, &e.rec);
   if (s != GV_OK) gv_arena_rollback(a, &m);
   return s;
 }
