@@ -34,8 +34,7 @@ static snap take(const gv_arena *a) {
 }
 
 static void fail(const char *what, const gv_error *e) {
-  fprintf(stderr, "fuzz_budget: broken invariant: %s%s%s\n", what, e ? ": " : "",
-          e ? e->msg : "");
+  fprintf(stderr, "fuzz_budget: broken invariant: %s%s%s\n", what, e ? ": " : "", e ? e->msg : "");
   abort();
 }
 
@@ -77,7 +76,9 @@ static void check_kept(const st *s) {
   }
 }
 
-static void pre(st *s) { s->before = take(s->a); }
+static void pre(st *s) {
+  s->before = take(s->a);
+}
 
 /* After a call: on failure, the status must be allowed and the arena intact.
  * Returns whether the call succeeded. */
@@ -147,7 +148,8 @@ static gv_status w_buf(void *ctx, const char *d, size_t len) {
   mbuf *b = ctx;
   if (b->len + len > b->cap) {
     size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + len) cap *= 2;
+    while (cap < b->len + len)
+      cap *= 2;
     char *p = realloc(b->p, cap);
     if (!p) abort();
     b->p = p;
@@ -196,8 +198,8 @@ static gv_status u_upto(gv_arena *a, const gv_node *t, const gv_node **o, gv_err
 static const struct {
   const char *name;
   unop f;
-} UNOPS[] = {{"structure", u_structure}, {"order", u_order},   {"lists_to_tuples", u_l2t},
-             {"flatten_with_path", u_fwp}, {"map", u_map},     {"map2", u_map2},
+} UNOPS[] = {{"structure", u_structure},   {"order", u_order},    {"lists_to_tuples", u_l2t},
+             {"flatten_with_path", u_fwp}, {"map", u_map},        {"map2", u_map2},
              {"map_shape", u_shape},       {"traverse td", u_td}, {"traverse bu", u_bu},
              {"map_up_to", u_upto}};
 
@@ -296,7 +298,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(w.p);
   }
 done:
-  for (size_t i = 0; i < s.ntrees; i++) free(s.trees[i].leaves);
+  for (size_t i = 0; i < s.ntrees; i++)
+    free(s.trees[i].leaves);
   gv_arena_free(s.a);
   gv_arena_free(s.ref);
   return 0;

@@ -118,8 +118,7 @@ static gv_status f_ints_star(void *ctx, gv_arena *a, const gv_node *node, gv_vis
   }
   return GV_OK;
 }
-static gv_status p_count(void *ctx, const gv_node *const *path, size_t depth,
-                         const gv_node *leaf) {
+static gv_status p_count(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf) {
   (void)path, (void)depth, (void)leaf;
   (*(size_t *)ctx)++;
   return GV_OK;
@@ -128,7 +127,8 @@ static gv_status w_buf(void *ctx, const char *d, size_t len) {
   gv__vec *v = ctx;
   if (v->len + len > v->cap) {
     size_t cap = v->cap ? v->cap : 256;
-    while (cap < v->len + len) cap *= 2;
+    while (cap < v->len + len)
+      cap *= 2;
     void *p = realloc(v->p, cap);
     if (!p) abort();
     v->p = p;
@@ -172,8 +172,7 @@ static void check_tree(gv_arena *a, const gv_node *t) {
     free(lv);
   }
   size_t cnt = 0;
-  if (oom_ok(gv_walk_paths(a, t, p_count, &cnt, &e), "walk_paths", &e) &&
-      cnt != gv_num_leaves(t))
+  if (oom_ok(gv_walk_paths(a, t, p_count, &cnt, &e), "walk_paths", &e) && cnt != gv_num_leaves(t))
     fail("walk_paths leaf count", NULL);
 
   /* order */
@@ -194,7 +193,8 @@ static void check_tree(gv_arena *a, const gv_node *t) {
   /* lists_to_tuples */
   if (oom_ok(gv_lists_to_tuples(a, t, &r, &e), "lists_to_tuples", &e)) {
     if (gv_flags(r) & GV_F_HAS_LIST) fail("lists_to_tuples left a list", NULL);
-    if (!(gv_flags(t) & GV_F_HAS_LIST) && r != t) fail("lists_to_tuples changed a list-free tree", NULL);
+    if (!(gv_flags(t) & GV_F_HAS_LIST) && r != t)
+      fail("lists_to_tuples changed a list-free tree", NULL);
     if (!same_leaves(r, t)) fail("lists_to_tuples changed the leaves", NULL);
   }
   /* identities */

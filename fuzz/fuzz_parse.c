@@ -33,14 +33,13 @@ static int same_snap(const snap *x, const snap *y) {
 }
 
 static void fail(const char *what, const gv_error *e) {
-  fprintf(stderr, "fuzz_parse: broken invariant: %s%s%s\n", what, e ? ": " : "",
-          e ? e->msg : "");
+  fprintf(stderr, "fuzz_parse: broken invariant: %s%s%s\n", what, e ? ": " : "", e ? e->msg : "");
   abort();
 }
 
 static int is_error_status(gv_status s) {
-  return s == GV_ENOMEM || s == GV_EINVAL || s == GV_EPARSE || s == GV_EDEPTH ||
-         s == GV_ERANGE || s == GV_EKEY;
+  return s == GV_ENOMEM || s == GV_EINVAL || s == GV_EPARSE || s == GV_EDEPTH || s == GV_ERANGE ||
+         s == GV_EKEY;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -91,7 +91,8 @@ static gv_status w_buf(void *ctx, const char *d, size_t len) {
   mbuf *b = ctx;
   if (b->len + len + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + len + 1) cap *= 2;
+    while (cap < b->len + len + 1)
+      cap *= 2;
     b->p = realloc(b->p, cap);
     cr_assert_not_null(b->p);
     b->cap = cap;
@@ -111,13 +112,15 @@ static void fx_init(void) {
   /* x: 50 keys in reverse order, each [i, (i, 'vI'), {'z': i, 'a': None}] */
   char *w = F.text;
   w += sprintf(w, "{");
-  for (int i = 49; i >= 0; i--) w += sprintf(w, "'k%02d': [%d, (%d, 'v%d'), {'z': %d, 'a': None}], ", i, i, i, i, i);
+  for (int i = 49; i >= 0; i--)
+    w += sprintf(w, "'k%02d': [%d, (%d, 'v%d'), {'z': %d, 'a': None}], ", i, i, i, i, i);
   sprintf(w, "}");
   F.x = t_parse(F.a, F.text);
   /* y: the same structure, other leaves */
   w = F.text;
   w += sprintf(w, "{");
-  for (int i = 0; i < 50; i++) w += sprintf(w, "'k%02d': [%d.5, (-%d, b'w'), {'a': %d, 'z': 'q'}], ", i, i, i, i);
+  for (int i = 0; i < 50; i++)
+    w += sprintf(w, "'k%02d': [%d.5, (-%d, b'w'), {'a': %d, 'z': 'q'}], ", i, i, i, i);
   sprintf(w, "}");
   F.y = t_parse(F.a, F.text);
   F.m = t_parse(F.a, "{'k00': [1, 2]}");
@@ -144,21 +147,24 @@ static void fx_init(void) {
   F.enc = (unsigned char *)e.p;
   F.enclen = e.len;
   /* text for gv_parse: fresh values of every kind */
-  sprintf(F.text, "[{'new_b': OrderedDict({'p': 1, 'o': [2, 3]}), 'new_a': defaultdict(set, "
-                  "{'s': deque([4, (5,)], maxlen=9)})}, NewPoint(u=b'\\x01\\x02', v=&99, w=*), "
-                  "NewName({'r': 7.25, 'c': 'caf\\u00e9'}, meta=[1, 2]), 123456789, nan, -inf, "
-                  "%s]",
+  sprintf(F.text,
+          "[{'new_b': OrderedDict({'p': 1, 'o': [2, 3]}), 'new_a': defaultdict(set, "
+          "{'s': deque([4, (5,)], maxlen=9)})}, NewPoint(u=b'\\x01\\x02', v=&99, w=*), "
+          "NewName({'r': 7.25, 'c': 'caf\\u00e9'}, meta=[1, 2]), 123456789, nan, -inf, "
+          "%s]",
           "[(11, 12), {31: 'x', 30: 'y'}, OrderedDict(), Empty(), NewC([])]");
   F.nx = (size_t)gv_num_leaves(F.x);
   F.xleaves = malloc(sizeof *F.xleaves * F.nx);
   size_t got = 0;
   cr_assert_eq(gv_flatten(F.x, F.xleaves, F.nx, &got, NULL), GV_OK);
   const gv_node *all[] = {F.x, F.y, F.m, F.z, F.sx};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) keep(all[i]);
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    keep(all[i]);
 }
 
 static void fx_fini(void) {
-  for (size_t i = 0; i < F.nkept; i++) free(F.kept[i].leaves);
+  for (size_t i = 0; i < F.nkept; i++)
+    free(F.kept[i].leaves);
   free(F.xleaves);
   free(F.enc);
   gv_arena_free(F.a);
@@ -210,8 +216,9 @@ static long drive(const char *name, op_fn op, gv_status want) {
 #define FAULT_TEST_N(tname, want, must, iters)                                                     \
   Test(faults, tname, .init = fx_init, .fini = fx_fini) {                                          \
     long k = 0;                                                                                    \
-    for (F.iter = 0; F.iter < (iters); F.iter++) k += drive(#tname, op_##tname, want);             \
-    if (must) cr_assert_gt(k, 0, #tname ": no allocation was failed");                            \
+    for (F.iter = 0; F.iter < (iters); F.iter++)                                                   \
+      k += drive(#tname, op_##tname, want);                                                        \
+    if (must) cr_assert_gt(k, 0, #tname ": no allocation was failed");                             \
     cr_log_info(#tname ": %ld injected failures", k);                                              \
   }
 #define FAULT_TEST(tname, want, must) FAULT_TEST_N(tname, want, must, 1)
@@ -251,10 +258,18 @@ static gv_status p_nop(void *ctx, const gv_node *const *path, size_t depth, cons
 /* keys and values for the dict kinds: 20 of 40, chosen by the iteration */
 #define KS (F.keys + F.iter % 20)
 #define VS (F.vals + F.iter / 20 % 20)
-static gv_status op_none(const gv_node **r) { return gv_none(A, r, E); }
-static gv_status op_boolean(const gv_node **r) { return gv_bool(A, false, r, E); }
-static gv_status op_int(const gv_node **r) { return gv_int(A, -987654321 - (int64_t)F.iter, r, E); }
-static gv_status op_float(const gv_node **r) { return gv_float(A, 3.0625 + (double)F.iter, r, E); }
+static gv_status op_none(const gv_node **r) {
+  return gv_none(A, r, E);
+}
+static gv_status op_boolean(const gv_node **r) {
+  return gv_bool(A, false, r, E);
+}
+static gv_status op_int(const gv_node **r) {
+  return gv_int(A, -987654321 - (int64_t)F.iter, r, E);
+}
+static gv_status op_float(const gv_node **r) {
+  return gv_float(A, 3.0625 + (double)F.iter, r, E);
+}
 static gv_status op_str(const gv_node **r) {
   static char s[3000];
   memset(s, 'q', sizeof s - 1);
@@ -262,15 +277,28 @@ static gv_status op_str(const gv_node **r) {
 }
 static gv_status op_bytes(const gv_node **r) {
   static unsigned char b[5000];
-  for (size_t i = 0; i < sizeof b; i++) b[i] = (unsigned char)i;
+  for (size_t i = 0; i < sizeof b; i++)
+    b[i] = (unsigned char)i;
   return gv_bytes(A, b, 100 + F.iter * 13 % 4800, r, E);
 }
-static gv_status op_handle(const gv_node **r) { return gv_handle(A, 77 + F.iter, r, E); }
-static gv_status op_star(const gv_node **r) { return gv_star(A, r, E); }
-static gv_status op_list(const gv_node **r) { return gv_list(A, F.xleaves + F.iter % 100, 50 + F.iter / 100, r, E); }
-static gv_status op_tuple(const gv_node **r) { return gv_tuple(A, F.xleaves + F.iter % 100, 50 + F.iter / 100, r, E); }
-static gv_status op_dict(const gv_node **r) { return gv_dict(A, KS, VS, 20, r, E); }
-static gv_status op_odict(const gv_node **r) { return gv_odict(A, KS, VS, 20, r, E); }
+static gv_status op_handle(const gv_node **r) {
+  return gv_handle(A, 77 + F.iter, r, E);
+}
+static gv_status op_star(const gv_node **r) {
+  return gv_star(A, r, E);
+}
+static gv_status op_list(const gv_node **r) {
+  return gv_list(A, F.xleaves + F.iter % 100, 50 + F.iter / 100, r, E);
+}
+static gv_status op_tuple(const gv_node **r) {
+  return gv_tuple(A, F.xleaves + F.iter % 100, 50 + F.iter / 100, r, E);
+}
+static gv_status op_dict(const gv_node **r) {
+  return gv_dict(A, KS, VS, 20, r, E);
+}
+static gv_status op_odict(const gv_node **r) {
+  return gv_odict(A, KS, VS, 20, r, E);
+}
 static gv_status op_ddict(const gv_node **r) {
   return gv_ddict(A, F.names[F.iter % 2], KS, VS, 20, r, E);
 }
@@ -290,7 +318,9 @@ static gv_status op_rebuild(const gv_node **r) {
   const gv_node *kids[2] = {F.vals[F.iter % 40], F.vals[F.iter / 40 % 40]};
   return gv_rebuild(A, F.kz, kids, r, E);
 }
-static gv_status op_parse(const gv_node **r) { return gv_parse(A, F.text, strlen(F.text), r, E); }
+static gv_status op_parse(const gv_node **r) {
+  return gv_parse(A, F.text, strlen(F.text), r, E);
+}
 static gv_status op_print_str(const gv_node **r) {
   const char *s = NULL;
   size_t n = 0;
@@ -318,8 +348,12 @@ static gv_status op_print_json(const gv_node **r) {
   *r = NULL;
   return st;
 }
-static gv_status op_structure(const gv_node **r) { return gv_structure(A, F.z, r, E); }
-static gv_status op_structure_y(const gv_node **r) { return gv_structure(A, F.y, r, E); }
+static gv_status op_structure(const gv_node **r) {
+  return gv_structure(A, F.z, r, E);
+}
+static gv_status op_structure_y(const gv_node **r) {
+  return gv_structure(A, F.y, r, E);
+}
 static gv_status op_flatten_with_path(const gv_node **r) {
   return gv_flatten_with_path(A, F.x, r, E);
 }
@@ -343,7 +377,9 @@ static gv_status op_traverse_top_down(const gv_node **r) {
 static gv_status op_traverse_bottom_up(const gv_node **r) {
   return gv_traverse(A, F.x, false, f_visit, NULL, r, E);
 }
-static gv_status op_map(const gv_node **r) { return gv_map(A, f_inc, NULL, &F.z, 1, true, r, E); }
+static gv_status op_map(const gv_node **r) {
+  return gv_map(A, f_inc, NULL, &F.z, 1, true, r, E);
+}
 static gv_status op_map_none_is_node(const gv_node **r) {
   return gv_map(A, f_inc, NULL, &F.x, 1, false, r, E);
 }
@@ -362,7 +398,9 @@ static gv_status op_map_up_to(const gv_node **r) {
 static gv_status op_map_shape(const gv_node **r) {
   return gv_map_shape(A, f_pair, NULL, F.z, r, E);
 }
-static gv_status op_lists_to_tuples(const gv_node **r) { return gv_lists_to_tuples(A, F.x, r, E); }
+static gv_status op_lists_to_tuples(const gv_node **r) {
+  return gv_lists_to_tuples(A, F.x, r, E);
+}
 static gv_status op_lists_to_tuples_z(const gv_node **r) {
   return gv_lists_to_tuples(A, F.z, r, E);
 }
@@ -372,7 +410,9 @@ static gv_status op_order(const gv_node **r) {
   if (s == GV_OK) cr_assert(ch);
   return s;
 }
-static gv_status op_order_z(const gv_node **r) { return gv_order(A, F.z, r, NULL, E); }
+static gv_status op_order_z(const gv_node **r) {
+  return gv_order(A, F.z, r, NULL, E);
+}
 static gv_status op_same_structure(const gv_node **r) {
   *r = NULL;
   return gv_same_structure(A, F.x, F.y, E);

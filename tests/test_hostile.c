@@ -37,10 +37,12 @@ static char *deep_text(const kind_text *k, size_t depth, const char *leaf, size_
   size_t n = depth * (lo + lc) + ll;
   char *s = malloc(n + 1), *w = s;
   cr_assert_not_null(s);
-  for (size_t i = 0; i < depth; i++, w += lo) memcpy(w, k->open, lo);
+  for (size_t i = 0; i < depth; i++, w += lo)
+    memcpy(w, k->open, lo);
   memcpy(w, leaf, ll);
   w += ll;
-  for (size_t i = 0; i < depth; i++, w += lc) memcpy(w, k->close, lc);
+  for (size_t i = 0; i < depth; i++, w += lc)
+    memcpy(w, k->close, lc);
   *w = 0;
   *len = n;
   return s;
@@ -60,14 +62,22 @@ static gv_status wrap(gv_arena *a, size_t ki, const gv_node *child, const gv_nod
     cached = a;
   }
   switch (ki) {
-  case 0: return gv_list(a, &child, 1, out, e);
-  case 1: return gv_tuple(a, &child, 1, out, e);
-  case 2: return gv_dict(a, &zero, &child, 1, out, e);
-  case 3: return gv_odict(a, &zero, &child, 1, out, e);
-  case 4: return gv_ddict(a, lst, &zero, &child, 1, out, e);
-  case 5: return gv_deque(a, &child, 1, -1, out, e);
-  case 6: return gv_namedtuple(a, p, &x, &child, 1, out, e);
-  default: return gv_custom(a, c, NULL, &child, 1, NULL, out, e);
+  case 0:
+    return gv_list(a, &child, 1, out, e);
+  case 1:
+    return gv_tuple(a, &child, 1, out, e);
+  case 2:
+    return gv_dict(a, &zero, &child, 1, out, e);
+  case 3:
+    return gv_odict(a, &zero, &child, 1, out, e);
+  case 4:
+    return gv_ddict(a, lst, &zero, &child, 1, out, e);
+  case 5:
+    return gv_deque(a, &child, 1, -1, out, e);
+  case 6:
+    return gv_namedtuple(a, p, &x, &child, 1, out, e);
+  default:
+    return gv_custom(a, c, NULL, &child, 1, NULL, out, e);
   }
 }
 
@@ -131,14 +141,30 @@ static void deep_kind(size_t ki) {
   gv_arena_free(a);
 }
 
-Test(hostile, deep_list) { deep_kind(0); }
-Test(hostile, deep_tuple) { deep_kind(1); }
-Test(hostile, deep_dict) { deep_kind(2); }
-Test(hostile, deep_odict) { deep_kind(3); }
-Test(hostile, deep_ddict) { deep_kind(4); }
-Test(hostile, deep_deque) { deep_kind(5); }
-Test(hostile, deep_namedtuple) { deep_kind(6); }
-Test(hostile, deep_custom) { deep_kind(7); }
+Test(hostile, deep_list) {
+  deep_kind(0);
+}
+Test(hostile, deep_tuple) {
+  deep_kind(1);
+}
+Test(hostile, deep_dict) {
+  deep_kind(2);
+}
+Test(hostile, deep_odict) {
+  deep_kind(3);
+}
+Test(hostile, deep_ddict) {
+  deep_kind(4);
+}
+Test(hostile, deep_deque) {
+  deep_kind(5);
+}
+Test(hostile, deep_namedtuple) {
+  deep_kind(6);
+}
+Test(hostile, deep_custom) {
+  deep_kind(7);
+}
 
 /* A deep tree in the C API only (no text), then every walker on it. */
 Test(hostile, deep_mixed_walkers) {
@@ -146,7 +172,8 @@ Test(hostile, deep_mixed_walkers) {
   gv_error e;
   const gv_node *t = NULL;
   cr_assert_eq(gv_int(a, 5, &t, NULL), GV_OK);
-  for (size_t i = 0; i < DEEP; i++) cr_assert_eq(wrap(a, i % 8, t, &t, &e), GV_OK, "%s", e.msg);
+  for (size_t i = 0; i < DEEP; i++)
+    cr_assert_eq(wrap(a, i % 8, t, &t, &e), GV_OK, "%s", e.msg);
   const gv_node *r = NULL;
   cr_assert_eq(gv_flatten_with_path(a, t, &r, &e), GV_OK, "%s", e.msg);
   cr_assert_eq(gv_arity(r), 1);
@@ -212,7 +239,8 @@ Test(hostile, max_depth_c_api_every_kind) {
     gv_error e;
     const gv_node *t = NULL;
     cr_assert_eq(gv_none(a, &t, NULL), GV_OK);
-    for (size_t i = 0; i < 50; i++) cr_assert_eq(wrap(a, ki, t, &t, &e), GV_OK, "%s", e.msg);
+    for (size_t i = 0; i < 50; i++)
+      cr_assert_eq(wrap(a, ki, t, &t, &e), GV_OK, "%s", e.msg);
     cr_assert_eq(gv_depth(t), 50);
     const gv_node *u = NULL;
     t_snapshot before = t_snap(a);
@@ -268,7 +296,8 @@ Test(hostile, dict_with_a_million_keys) {
   char *text = malloc((size_t)WIDE * 20 + 16), *w = text;
   cr_assert_not_null(text);
   *w++ = '{';
-  for (long i = WIDE - 1; i >= 0; i--) w += sprintf(w, "%ld: %ld, ", i, WIDE - 1 - i);
+  for (long i = WIDE - 1; i >= 0; i--)
+    w += sprintf(w, "%ld: %ld, ", i, WIDE - 1 - i);
   *w++ = '}';
   *w = 0;
   const gv_node *t = NULL;
@@ -298,7 +327,8 @@ Test(hostile, dict_with_a_million_keys) {
   const gv_node *c = NULL;
   /* values in insertion order: key WIDE-1-i holds i, i.e. the reverse of lv */
   const gv_node **vals = malloc(sizeof *vals * WIDE);
-  for (size_t i = 0; i < WIDE; i++) vals[i] = lv[WIDE - 1 - i];
+  for (size_t i = 0; i < WIDE; i++)
+    vals[i] = lv[WIDE - 1 - i];
   cr_assert_eq(gv_dict(a, keys, vals, WIDE, &c, &e), GV_OK, "%s", e.msg);
   cr_assert_eq(c, t);
   /* a repeated key at the very end */
@@ -362,8 +392,8 @@ static void run_cases(const pcase *cs, size_t n) {
     if (s == GV_OK) {
       cr_assert_str_eq(t_repr(a, t), cs[i].frag, "%s", cs[i].text);
     } else {
-      cr_assert(strstr(e.msg, cs[i].frag) != NULL, "%s: message '%s' lacks '%s'", cs[i].text,
-                e.msg, cs[i].frag);
+      cr_assert(strstr(e.msg, cs[i].frag) != NULL, "%s: message '%s' lacks '%s'", cs[i].text, e.msg,
+                cs[i].frag);
       cr_assert_eq(e.status, s);
       cr_assert_geq(e.line, 1, "%s: no line", cs[i].text);
       cr_assert_geq(e.column, 1, "%s: no column", cs[i].text);
@@ -406,9 +436,9 @@ Test(hostile, numbers) {
 Test(hostile, invalid_utf8_and_surrogates_in_text) {
   static const pcase cs[] = {
       {"'\xff'", GV_EPARSE, "invalid UTF-8"},
-      {"'\xc0\x80'", GV_EPARSE, "invalid UTF-8"},        /* overlong NUL */
-      {"'\xed\xa0\x80'", GV_EPARSE, "invalid UTF-8"},    /* a surrogate, encoded */
-      {"'\xe2\x82'", GV_EPARSE, "invalid UTF-8"},        /* truncated */
+      {"'\xc0\x80'", GV_EPARSE, "invalid UTF-8"},         /* overlong NUL */
+      {"'\xed\xa0\x80'", GV_EPARSE, "invalid UTF-8"},     /* a surrogate, encoded */
+      {"'\xe2\x82'", GV_EPARSE, "invalid UTF-8"},         /* truncated */
       {"'\xf4\x90\x80\x80'", GV_EPARSE, "invalid UTF-8"}, /* above U+10FFFF */
       {"'\\ud800'", GV_EPARSE, "lone surrogate"},
       {"'\\udc00'", GV_EPARSE, "lone surrogate"},
@@ -428,8 +458,8 @@ Test(hostile, invalid_utf8_in_the_c_api) {
   gv_arena *a = t_arena();
   gv_error e;
   const gv_node *s = NULL;
-  static const char *bad[] = {"\xff", "\xc0\x80", "\xed\xa0\x80", "ab\xe2\x82", "\xf4\x90\x80\x80",
-                              "\x80"};
+  static const char *bad[] = {"\xff",       "\xc0\x80",         "\xed\xa0\x80",
+                              "ab\xe2\x82", "\xf4\x90\x80\x80", "\x80"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     t_snapshot before = t_snap(a);
     cr_assert_eq(gv_str(a, bad[i], strlen(bad[i]), &s, &e), GV_EINVAL, "case %zu", i);
@@ -522,7 +552,8 @@ Test(hostile, repeated_keys_in_the_c_api) {
   cr_assert_eq(gv_int(a, 1, &k[0], NULL), GV_OK);
   cr_assert_eq(gv_str(a, "x", 1, &k[1], NULL), GV_OK);
   cr_assert_eq(gv_float(a, 1.0, &k[2], NULL), GV_OK);
-  for (int i = 0; i < 3; i++) v[i] = k[0];
+  for (int i = 0; i < 3; i++)
+    v[i] = k[0];
   cr_assert_eq(gv_str(a, "T", 1, &name, NULL), GV_OK);
   t_snapshot before = t_snap(a);
   cr_assert_eq(gv_dict(a, k, v, 3, &out, &e), GV_EKEY);

@@ -366,10 +366,13 @@ Test(map, several_trees) {
   cr_assert_eq(mapn(a, str_fn, &c, t2, 2, true, &out, &e), GV_OK, "%s", e.msg);
   cr_assert_str_eq(t_repr(a, out), "OrderedDict({'b': \"1|'y'\", 'a': \"2|'x'\"})");
   cr_assert_str_eq(c.log, "1|'y'; 2|'x'");
-  /* the others may hold any leaf where the first has one, None included */
+  /* the others may hold any leaf where the first has one, None included... */
   const char *t4[] = {"[1, 2]", "[None, 'q']"};
-  cr_assert_eq(mapn(a, str_fn, NULL, t4, 2, false, &out, &e), GV_OK, "%s", e.msg);
+  cr_assert_eq(mapn(a, str_fn, NULL, t4, 2, true, &out, &e), GV_OK, "%s", e.msg);
   cr_assert_str_eq(t_repr(a, out), "['1|None', \"2|'q'\"]");
+  /* ...but with none_is_leaf = false None is an empty node, not a leaf */
+  cr_assert_eq(mapn(a, str_fn, NULL, t4, 2, false, &out, &e), GV_EMISMATCH);
+  cr_assert_str_eq(e.msg, "at (0,): expected a leaf, got None");
   /* deque maxlen, defaultdict factory, dict key order are ignored */
   const char *t5[] = {"deque([1], maxlen=2)", "deque([2])"};
   cr_assert_eq(mapn(a, add_fn, NULL, t5, 2, true, &out, &e), GV_OK, "%s", e.msg);
