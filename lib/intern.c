@@ -65,13 +65,15 @@ const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c) {
 static void gv__place(gv_arena *a, size_t idx) {
   const gv_node *n = a->entries[idx];
   size_t mask = a->nslots - 1, i = gv__slot_start(a, n->hash);
-  while (a->slots[i] != 0) i = (i + 1) & mask;
+  while (a->slots[i] != 0)
+    i = (i + 1) & mask;
   a->slots[i] = ((n->hash >> 32) << 32) | (uint64_t)(idx + 1);
 }
 
 static void gv__rehash(gv_arena *a) {
   memset(a->slots, 0, a->nslots * sizeof *a->slots);
-  for (size_t i = 0; i < a->nentries; i++) gv__place(a, i);
+  for (size_t i = 0; i < a->nentries; i++)
+    gv__place(a, i);
 }
 
 gv_status gv__intern_reserve(gv_arena *a) {
@@ -131,7 +133,8 @@ void gv__intern_rollback(gv_arena *a, const gv_mark *m) {
       size_t idx = --a->nentries;
       const gv_node *n = a->entries[idx];
       size_t i = gv__slot_start(a, n->hash);
-      while ((uint32_t)a->slots[i] != idx + 1) i = (i + 1) & mask;
+      while ((uint32_t)a->slots[i] != idx + 1)
+        i = (i + 1) & mask;
       a->slots[i] = 0;
     }
   }

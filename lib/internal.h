@@ -55,7 +55,10 @@ typedef struct gv__cont {
   uint64_t num_leaves;
   const gv_node *meta;
   const gv_node *aux;
-  const uint32_t *perm; /* keysets only: insertion index of the i-th sorted key */
+  union {
+    const uint32_t *perm; /* keysets: insertion index of the i-th sorted key */
+    uint64_t vhash;       /* dict kinds: hash of the children in traversal order */
+  };
   const gv_node *kids[];
 } gv__cont;
 
@@ -212,6 +215,11 @@ void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
 /* Entry naming child at insertion index i of container n on a path: an int
  * node for positions, the key for dict kinds and keyed custom nodes. */
 gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
+/* Internal flag: every child of this container is GV_F_CANONICAL. */
+#define GV__F_KIDS_CANONICAL 0x80u
+/* dict or defaultdict n rebuilt with its keyset's sorted twin (children
+ * permuted); its hash comes from n's in O(1). */
+gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
 /* Python-equal keys (1 == 1.0 == True). */
 int gv__key_eq(const gv_node *x, const gv_node *y);
 

@@ -16,7 +16,8 @@
  * ------------------------------------------------------------------------- */
 
 static void gv__le64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+  for (int i = 0; i < 8; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
 }
 
 static uint64_t gv__hash_scalar(unsigned kind, uint64_t payload) {
@@ -40,7 +41,8 @@ static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node 
   gv__le64(b + 8, meta ? meta->hash : 0);
   gv__le64(b + 16, aux ? aux->hash : 0);
   if (n <= BLK) {
-    for (size_t i = 0; i < n; i++) gv__le64(b + 24 + 8 * i, kids[i] ? kids[i]->hash : 0);
+    for (size_t i = 0; i < n; i++)
+      gv__le64(b + 24 + 8 * i, kids[i] ? kids[i]->hash : 0);
     return XXH3_64bits_withSeed(b, 24 + 8 * n, GV__HASH_SEED);
   }
   XXH3_state_t st;
@@ -49,10 +51,38 @@ static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node 
   XXH3_64bits_update(&st, b, 24);
   for (size_t i = 0; i < n; i += BLK) {
     size_t m = n - i < BLK ? n - i : BLK;
-    for (size_t j = 0; j < m; j++) gv__le64(b + 8 * j, kids[i + j] ? kids[i + j]->hash : 0);
+    for (size_t j = 0; j < m; j++)
+      gv__le64(b + 8 * j, kids[i + j] ? kids[i + j]->hash : 0);
     XXH3_64bits_update(&st, b, 8 * m);
   }
   return XXH3_64bits_digest(&st);
+}
+
+/* Dict kinds hash their children in traversal order separately (vhash), so a
+ * dict and its reordering share it and the ordering pass hashes in O(1). */
+static uint64_t gv__hash_vals(const gv_node *const *kids, size_t n, const uint32_t *perm) {
+  enum { BLK = 64 };
+  unsigned char b[8 * BLK];
+  XXH3_state_t st;
+  memset(&st, 0, sizeof st); /* reset_withSeed reads the old seed field */
+  XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
+  for (size_t i = 0; i < n; i += BLK) {
+    size_t m = n - i < BLK ? n - i : BLK;
+    for (size_t j = 0; j < m; j++)
+      gv__le64(b + 8 * j, kids[perm ? perm[i + j] : i + j]->hash);
+    XXH3_64bits_update(&st, b, 8 * m);
+  }
+  return XXH3_64bits_digest(&st);
+}
+
+static uint64_t gv__hash_dict(unsigned kind, size_t n, const gv_node *meta, const gv_node *aux,
+                              uint64_t vhash) {
+  unsigned char b[32];
+  gv__le64(b, (uint64_t)kind | ((uint64_t)n << 8));
+  gv__le64(b + 8, meta->hash);
+  gv__le64(b + 16, aux ? aux->hash : 0);
+  gv__le64(b + 24, vhash);
+  return XXH3_64bits_withSeed(b, sizeof b, GV__HASH_SEED);
 }
 
 /* ---------------------------------------------------------------------------
@@ -199,7 +229,9 @@ gv_status gv_bytes(gv_arena *a, const void *p, size_t len, const gv_node **out, 
  * Containers and metadata nodes
  * ------------------------------------------------------------------------- */
 
-static int gv__is_value(const gv_node *n) { return n && n->kind >= GV_NONE && n->kind <= GV_CUSTOM; }
+static int gv__is_value(const gv_node *n) {
+  return n && n->kind >= GV_NONE && n->kind <= GV_CUSTOM;
+}
 
 static unsigned gv__child_flag_mask(unsigned kind) {
   (void)kind;
@@ -208,9 +240,10 @@ static unsigned gv__child_flag_mask(unsigned kind) {
 
 /* Interns a container (value kinds: kids must be values) or a metadata node
  * (kids may be NULL for ctype). perm (keysets) is copied into the arena. */
-static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                          const gv_node *const *kids, size_t n, const uint32_t *perm,
-                          uint16_t aux16, const gv_node **out, gv_error *err) {
+static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                            const gv_node *const *kids, size_t n, const uint32_t *perm,
+                            uint16_t aux16, const uint64_t *vhash_in, const gv_node **out,
+                            gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
   if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
   int value = gv__is_container_kind(kind);
@@ -241,11 +274,19 @@ static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const
   unsigned flags = 0;
   if (value) {
     flags = (all & gv__child_flag_mask(kind)) | any | (shape ? GV_F_SHAPE : 0);
+    if (all & GV_F_CANONICAL) flags |= GV__F_KIDS_CANONICAL;
     if ((kind == GV_DICT || kind == GV_DDICT) && !(meta->aux16 & GV__KS_SORTED))
       flags &= ~GV_F_CANONICAL;
   }
   gv__cand c;
-  c.hash = gv__hash_cont(kind, meta, aux, kids, n);
+  uint64_t vhash = 0;
+  if (gv__is_dict_kind(kind)) {
+    const uint32_t *order = kind == GV_ODICT ? NULL : GV__CONT(meta)->perm;
+    vhash = vhash_in ? *vhash_in : gv__hash_vals(kids, n, order);
+    c.hash = gv__hash_dict(kind, n, meta, aux, vhash);
+  } else {
+    c.hash = gv__hash_cont(kind, meta, aux, kids, n);
+  }
   c.kind = kind;
   c.arity = n;
   c.meta = meta;
@@ -274,11 +315,20 @@ static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const
   k->num_leaves = leaves;
   k->meta = meta;
   k->aux = aux;
-  k->perm = pcopy;
+  if (gv__is_dict_kind(kind))
+    k->vhash = vhash;
+  else
+    k->perm = pcopy;
   if (n) memcpy((void *)k->kids, kids, n * sizeof(gv_node *));
   gv__intern_add(a, &k->h);
   *out = &k->h;
   return GV_OK;
+}
+
+static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                          const gv_node *const *kids, size_t n, const uint32_t *perm,
+                          uint16_t aux16, const gv_node **out, gv_error *err) {
+  return gv__make_h(a, kind, meta, aux, kids, n, perm, aux16, NULL, out, err);
 }
 
 /* Runs a builder under a mark: on failure the arena is rolled back. */
@@ -299,27 +349,40 @@ enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_B
 
 static int gv__key_class(const gv_node *k) {
   switch (k->kind) {
-  case GV_NONE: return GV__KC_NONE;
+  case GV_NONE:
+    return GV__KC_NONE;
   case GV_BOOL:
   case GV_INT:
-  case GV_FLOAT: return GV__KC_NUM;
-  case GV_BYTES: return GV__KC_BYTES;
-  case GV_STR: return GV__KC_STR;
-  case GV_TUPLE: return GV__KC_TUPLE;
-  default: return GV__KC_BAD;
+  case GV_FLOAT:
+    return GV__KC_NUM;
+  case GV_BYTES:
+    return GV__KC_BYTES;
+  case GV_STR:
+    return GV__KC_STR;
+  case GV_TUPLE:
+    return GV__KC_TUPLE;
+  default:
+    return GV__KC_BAD;
   }
 }
 
 /* Python type-name rank: NoneType < bool < bytes < float < int < str < tuple. */
 static int gv__type_rank(const gv_node *k) {
   switch (k->kind) {
-  case GV_NONE: return 0;
-  case GV_BOOL: return 1;
-  case GV_BYTES: return 2;
-  case GV_FLOAT: return 3;
-  case GV_INT: return 4;
-  case GV_STR: return 5;
-  default: return 6;
+  case GV_NONE:
+    return 0;
+  case GV_BOOL:
+    return 1;
+  case GV_BYTES:
+    return 2;
+  case GV_FLOAT:
+    return 3;
+  case GV_INT:
+    return 4;
+  case GV_STR:
+    return 5;
+  default:
+    return 6;
   }
 }
 
@@ -361,8 +424,10 @@ int gv_key_cmp(const gv_node *x, const gv_node *y) {
   int cx = gv__key_class(x), cy = gv__key_class(y);
   if (cx != cy) return cx < cy ? -1 : 1;
   switch (cx) {
-  case GV__KC_NONE: return 0;
-  case GV__KC_NUM: return gv__num_cmp(x, y);
+  case GV__KC_NONE:
+    return 0;
+  case GV__KC_NUM:
+    return gv__num_cmp(x, y);
   case GV__KC_BYTES:
   case GV__KC_STR: {
     size_t lx = GV__BLOB(x)->len, ly = GV__BLOB(y)->len;
@@ -383,7 +448,9 @@ int gv_key_cmp(const gv_node *x, const gv_node *y) {
   }
 }
 
-int gv__key_eq(const gv_node *x, const gv_node *y) { return gv_key_cmp(x, y) == 0; }
+int gv__key_eq(const gv_node *x, const gv_node *y) {
+  return gv_key_cmp(x, y) == 0;
+}
 
 static int gv__key_cmp_mixed(const gv_node *x, const gv_node *y) {
   int rx = gv__type_rank(x), ry = gv__type_rank(y);
@@ -413,8 +480,10 @@ static void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *
         int r = mixed ? gv__key_cmp_mixed(x, y) : gv_key_cmp(x, y);
         dst[k++] = r <= 0 ? src[i++] : src[j++];
       }
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
+      while (i < mid)
+        dst[k++] = src[i++];
+      while (j < hi)
+        dst[k++] = src[j++];
     }
     uint32_t *t = src;
     src = dst;
@@ -436,7 +505,8 @@ static uint64_t gv__prefix(const gv_node *k) {
   const unsigned char *p = (const unsigned char *)GV__BLOB(k)->data;
   size_t len = GV__BLOB(k)->len;
   uint64_t v = 0;
-  for (size_t i = 0; i < 8; i++) v = (v << 8) | (i < len ? p[i] : 0u);
+  for (size_t i = 0; i < 8; i++)
+    v = (v << 8) | (i < len ? p[i] : 0u);
   return v;
 }
 
@@ -455,15 +525,19 @@ static void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *
     for (size_t lo = 0; lo < n; lo += 2 * w) {
       size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
       size_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) dst[k++] = gv__pk_le(&src[i], &src[j], keys) ? src[i++] : src[j++];
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
+      while (i < mid && j < hi)
+        dst[k++] = gv__pk_le(&src[i], &src[j], keys) ? src[i++] : src[j++];
+      while (i < mid)
+        dst[k++] = src[i++];
+      while (j < hi)
+        dst[k++] = src[j++];
     }
     gv__pk *t = src;
     src = dst;
     dst = t;
   }
-  for (size_t i = 0; i < n; i++) idx[i] = src[i].idx;
+  for (size_t i = 0; i < n; i++)
+    idx[i] = src[i].idx;
 }
 
 /* The keyset of keys[0..n): interned, with its sorted order and sorted twin. */
@@ -507,7 +581,8 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
   if (kinds == 1u << GV_STR || kinds == 1u << GV_BYTES || kinds == 1u << GV_INT) {
     gv__sort_prefix(idx, pk, n, keys);
   } else {
-    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++)
+      idx[i] = (uint32_t)i;
     gv__sort_idx(idx, merge, n, keys, 0);
   }
   for (size_t i = 1; i < n; i++) {
@@ -529,7 +604,8 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     sorted[i] = keys[idx[i]];
   }
   uint16_t bits = (uint16_t)(mixed ? GV__KS_MIXED : 0);
-  if (is_sorted) return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, bits | GV__KS_SORTED, out, err);
+  if (is_sorted)
+    return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, bits | GV__KS_SORTED, out, err);
   const gv_node *twin;
   gv_status s = gv__keyset(a, sorted, n, bits | GV__KS_SORTED, &twin, err);
   if (s != GV_OK) return s;
@@ -590,9 +666,8 @@ gv_status gv_odict(gv_arena *a, const gv_node *const *keys, const gv_node *const
 
 /* An identifier usable as a type or field name in the literal notation. */
 static int gv__ident_ok(const gv_node *s, int type_name) {
-  static const char *const words[] = {"None", "True",  "False", "null",        "true",
-                                      "false", "inf", "nan",   "OrderedDict", "defaultdict",
-                                      "deque"};
+  static const char *const words[] = {"None", "True", "False",       "null",        "true", "false",
+                                      "inf",  "nan",  "OrderedDict", "defaultdict", "deque"};
   if (!s || s->kind != GV_STR || GV__BLOB(s)->len == 0) return 0;
   const unsigned char *p = (const unsigned char *)GV__BLOB(s)->data;
   size_t len = GV__BLOB(s)->len;
@@ -617,9 +692,9 @@ gv_status gv_ddict(gv_arena *a, const gv_node *factory, const gv_node *const *ke
   GV__ATOMIC(a, gv__dictlike(a, GV_DDICT, factory, keys, values, n, out, err));
 }
 
-static gv_status gv__namedtuple(gv_arena *a, const gv_node *type_name,
-                                const gv_node *const *fields, const gv_node *const *values,
-                                size_t n, const gv_node **out, gv_error *err) {
+static gv_status gv__namedtuple(gv_arena *a, const gv_node *type_name, const gv_node *const *fields,
+                                const gv_node *const *values, size_t n, const gv_node **out,
+                                gv_error *err) {
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   if (!gv__ident_ok(type_name, 1))
     return gv__err(err, GV_EINVAL, "namedtuple type name must be an identifier str");
@@ -692,12 +767,40 @@ gv_status gv_rebuild(gv_arena *a, const gv_node *tmpl, const gv_node *const *chi
   GV__ATOMIC(a, gv__make(a, tmpl->kind, t->meta, t->aux, children, tmpl->arity, NULL, 0, out, err));
 }
 
+static gv_status gv__dict_sorted_in(gv_arena *a, const gv_node *n, const gv_node **out,
+                                    gv_error *err) {
+  const gv__cont *d = GV__CONT(n), *ks = GV__CONT(d->meta);
+  if (!ks->perm) {
+    *out = n;
+    return GV_OK;
+  }
+  size_t len = n->arity;
+  if (len > SIZE_MAX / sizeof(gv_node *)) return gv__oom(err);
+  const gv_node **v = gv__tmp(a, len * sizeof *v);
+  if (!v) return gv__oom(err);
+  for (size_t i = 0; i < len; i++)
+    v[i] = d->kids[ks->perm[i]];
+  /* the twin is sorted: its traversal order is its insertion order, so the
+   * children's traversal order, and their hash, are unchanged */
+  return gv__make_h(a, n->kind, ks->meta, d->aux, v, len, NULL, 0, &d->vhash, out, err);
+}
+
+gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err) {
+  if (!n || (n->kind != GV_DICT && n->kind != GV_DDICT) || !out)
+    return gv__err(err, GV_EINVAL, "gv__dict_sorted needs a dict or defaultdict");
+  GV__ATOMIC(a, gv__dict_sorted_in(a, n, out, err));
+}
+
 /* ---------------------------------------------------------------------------
  * Accessors
  * ------------------------------------------------------------------------- */
 
-gv_node_kind gv_kind(const gv_node *n) { return n ? (gv_node_kind)n->kind : GV_INVALID; }
-size_t gv_arity(const gv_node *n) { return n && !gv__is_leaf_kind(n->kind) ? n->arity : 0; }
+gv_node_kind gv_kind(const gv_node *n) {
+  return n ? (gv_node_kind)n->kind : GV_INVALID;
+}
+size_t gv_arity(const gv_node *n) {
+  return n && !gv__is_leaf_kind(n->kind) ? n->arity : 0;
+}
 const gv_node *gv_child(const gv_node *n, size_t i) {
   if (!n || gv__is_leaf_kind(n->kind) || i >= n->arity) return NULL;
   return GV__CONT(n)->kids[i];
@@ -722,16 +825,28 @@ uint64_t gv_num_leaves(const gv_node *n) {
 size_t gv_depth(const gv_node *n) {
   return n && !gv__is_leaf_kind(n->kind) ? GV__CONT(n)->depth : 0;
 }
-uint64_t gv_hash(const gv_node *n) { return n ? n->hash : 0; }
-unsigned gv_flags(const gv_node *n) { return n ? n->flags : 0; }
-bool gv_is_nested(const gv_node *n) { return n && gv__is_container_kind(n->kind); }
-bool gv_is_leaf(const gv_node *n) { return n && gv__is_leaf_kind(n->kind); }
+uint64_t gv_hash(const gv_node *n) {
+  return n ? n->hash : 0;
+}
+unsigned gv_flags(const gv_node *n) {
+  return n ? n->flags & 0x7Fu : 0;
+}
+bool gv_is_nested(const gv_node *n) {
+  return n && gv__is_container_kind(n->kind);
+}
+bool gv_is_leaf(const gv_node *n) {
+  return n && gv__is_leaf_kind(n->kind);
+}
 
-bool gv_get_bool(const gv_node *n) { return n && n->kind == GV_BOOL && GV__SCALAR(n)->v.u; }
+bool gv_get_bool(const gv_node *n) {
+  return n && n->kind == GV_BOOL && GV__SCALAR(n)->v.u;
+}
 int64_t gv_get_int(const gv_node *n) {
   return n && (n->kind == GV_INT || n->kind == GV_BOOL) ? GV__SCALAR(n)->v.i : 0;
 }
-double gv_get_float(const gv_node *n) { return n && n->kind == GV_FLOAT ? GV__SCALAR(n)->v.f : 0.0; }
+double gv_get_float(const gv_node *n) {
+  return n && n->kind == GV_FLOAT ? GV__SCALAR(n)->v.f : 0.0;
+}
 uint64_t gv_get_handle(const gv_node *n) {
   return n && n->kind == GV_HANDLE ? GV__SCALAR(n)->v.u : 0;
 }
@@ -754,9 +869,9 @@ const void *gv_get_bytes(const gv_node *n, size_t *len) {
 
 const char *gv_type_name(const gv_node *n, size_t *len) {
   static const char *const names[] = {
-      "NULL", "NoneType", "bool",        "int",         "float", "str",        "bytes",
-      "handle", "star",   "list",        "tuple",       "dict",  "OrderedDict", "defaultdict",
-      "namedtuple", "deque", "custom",   "keyset",      "schema", "ctype"};
+      "NULL",       "NoneType", "bool",   "int",    "float",  "str",         "bytes",
+      "handle",     "star",     "list",   "tuple",  "dict",   "OrderedDict", "defaultdict",
+      "namedtuple", "deque",    "custom", "keyset", "schema", "ctype"};
   const char *s;
   if (n && n->kind == GV_NAMEDTUPLE) {
     s = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->data;

@@ -413,11 +413,7 @@ static gv_status order_pre(gv__walk *w, const gv_node *n, int *descend, const gv
   *descend = !(n->flags & GV_F_CANONICAL);
   if (*descend && (n->kind == GV_DICT || n->kind == GV_DDICT)) {
     /* an unsorted dict over canonical children: sorted at once, not walked */
-    const gv_node *const *kids = GV__CONT(n)->kids;
-    size_t i, len = n->arity;
-    for (i = 0; i < len; i++)
-      if (!(kids[i]->flags & GV_F_CANONICAL)) break;
-    if (i == len) {
+    if (n->flags & GV__F_KIDS_CANONICAL) {
       *descend = 0;
       return order_dict(w, n, res);
     }
@@ -439,16 +435,7 @@ static gv_status order_dict(gv__walk *w, const gv_node *rebuilt, const gv_node *
     *res = rebuilt;
     return GV_OK;
   }
-  const gv__cont *twin = GV__CONT(gv_keyset_twin(&ks->h));
-  size_t len = rebuilt->arity;
-  w->kids.len = 0;
-  if (gv__vec_reserve(w->a, &w->kids, len) != GV_OK) return gv__oom(w->err);
-  const gv_node **v = w->kids.p;
-  const gv_node *const *old = GV__CONT(rebuilt)->kids;
-  for (size_t i = 0; i < len; i++)
-    v[i] = old[ks->perm[i]];
-  if (k == GV_DICT) return gv_dict(w->a, twin->kids, v, len, res, w->err);
-  return gv_ddict(w->a, GV__CONT(rebuilt)->aux, twin->kids, v, len, res, w->err);
+  return gv__dict_sorted(w->a, rebuilt, res, w->err);
 }
 
 gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out, bool *changed,

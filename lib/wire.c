@@ -40,31 +40,53 @@ enum {
   W_CTYPE = 0x22
 };
 
-static int w_is_value_tag(unsigned t) { return t >= W_NONE && t <= W_CUSTOM; }
+static int w_is_value_tag(unsigned t) {
+  return t >= W_NONE && t <= W_CUSTOM;
+}
 
 static const char *w_tag_name(unsigned t) {
   switch (t) {
-  case W_NONE: return "None";
+  case W_NONE:
+    return "None";
   case W_FALSE:
-  case W_TRUE: return "bool";
-  case W_INT: return "int";
-  case W_FLOAT: return "float";
-  case W_STR: return "str";
-  case W_BYTES: return "bytes";
-  case W_HANDLE: return "handle";
-  case W_STAR: return "star";
-  case W_LIST: return "list";
-  case W_TUPLE: return "tuple";
-  case W_DICT: return "dict";
-  case W_ODICT: return "OrderedDict";
-  case W_DDICT: return "defaultdict";
-  case W_NAMEDTUPLE: return "namedtuple";
-  case W_DEQUE: return "deque";
-  case W_CUSTOM: return "custom";
-  case W_KEYSET: return "keyset";
-  case W_SCHEMA: return "schema";
-  case W_CTYPE: return "ctype";
-  default: return "?";
+  case W_TRUE:
+    return "bool";
+  case W_INT:
+    return "int";
+  case W_FLOAT:
+    return "float";
+  case W_STR:
+    return "str";
+  case W_BYTES:
+    return "bytes";
+  case W_HANDLE:
+    return "handle";
+  case W_STAR:
+    return "star";
+  case W_LIST:
+    return "list";
+  case W_TUPLE:
+    return "tuple";
+  case W_DICT:
+    return "dict";
+  case W_ODICT:
+    return "OrderedDict";
+  case W_DDICT:
+    return "defaultdict";
+  case W_NAMEDTUPLE:
+    return "namedtuple";
+  case W_DEQUE:
+    return "deque";
+  case W_CUSTOM:
+    return "custom";
+  case W_KEYSET:
+    return "keyset";
+  case W_SCHEMA:
+    return "schema";
+  case W_CTYPE:
+    return "ctype";
+  default:
+    return "?";
   }
 }
 
@@ -88,8 +110,8 @@ typedef struct w_frame {
 typedef struct w_enc {
   gv_arena *a;
   w_ent *tab;
-  size_t cap; /* power of two, or 0 */
-  size_t len; /* records numbered so far */
+  size_t cap;    /* power of two, or 0 */
+  size_t len;    /* records numbered so far */
   gv__vec stack; /* w_frame */
   gv__vec nums;  /* size_t: numbers of the refs of the open frames */
   gv__vec rec;   /* unsigned char: the records */
@@ -123,7 +145,8 @@ static gv_status w_grow(w_enc *e) {
   for (size_t i = 0; i < e->cap; i++) {
     if (!e->tab[i].key) continue;
     size_t j = w_slot(e->tab[i].key, ncap - 1);
-    while (nt[j].key) j = (j + 1) & (ncap - 1);
+    while (nt[j].key)
+      j = (j + 1) & (ncap - 1);
     nt[j] = e->tab[i];
   }
   gv__raw_free(e->a, e->tab, e->cap * sizeof *e->tab);
@@ -139,14 +162,19 @@ static size_t w_nrefs(const gv_node *n) {
   case GV_TUPLE:
   case GV_DEQUE:
   case GV_KEYSET:
-  case GV_SCHEMA: return n->arity;
+  case GV_SCHEMA:
+    return n->arity;
   case GV_DICT:
   case GV_ODICT:
   case GV_NAMEDTUPLE:
-  case GV_CUSTOM: return (size_t)n->arity + 1;
-  case GV_DDICT: return (size_t)n->arity + 2;
-  case GV_CTYPE: return 3;
-  default: return 0;
+  case GV_CUSTOM:
+    return (size_t)n->arity + 1;
+  case GV_DDICT:
+    return (size_t)n->arity + 2;
+  case GV_CTYPE:
+    return 3;
+  default:
+    return 0;
   }
 }
 
@@ -156,13 +184,18 @@ static const gv_node *w_ref(const gv_node *n, size_t i) {
   case GV_DICT:
   case GV_ODICT:
   case GV_NAMEDTUPLE:
-  case GV_CUSTOM: return i == 0 ? c->meta : c->kids[i - 1];
-  case GV_DDICT: return i == 0 ? c->aux : i == 1 ? c->meta : c->kids[i - 2];
-  default: return c->kids[i]; /* ctype kids may be NULL */
+  case GV_CUSTOM:
+    return i == 0 ? c->meta : c->kids[i - 1];
+  case GV_DDICT:
+    return i == 0 ? c->aux : i == 1 ? c->meta : c->kids[i - 2];
+  default:
+    return c->kids[i]; /* ctype kids may be NULL */
   }
 }
 
-static int w_known_kind(const gv_node *n) { return n && n->kind >= GV_NONE && n->kind <= GV_CTYPE; }
+static int w_known_kind(const gv_node *n) {
+  return n && n->kind >= GV_NONE && n->kind <= GV_CTYPE;
+}
 
 static unsigned char *w_varint_raw(unsigned char *p, uint64_t v) {
   while (v >= 0x80) {
@@ -173,21 +206,34 @@ static unsigned char *w_varint_raw(unsigned char *p, uint64_t v) {
   return p;
 }
 
-static uint64_t w_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : 0); }
+static uint64_t w_zigzag(int64_t v) {
+  return ((uint64_t)v << 1) ^ (v < 0 ? ~(uint64_t)0 : 0);
+}
 
 static unsigned w_seq_tag(unsigned kind) {
   switch (kind) {
-  case GV_LIST: return W_LIST;
-  case GV_TUPLE: return W_TUPLE;
-  case GV_DEQUE: return W_DEQUE;
-  case GV_KEYSET: return W_KEYSET;
-  case GV_DICT: return W_DICT;
-  case GV_ODICT: return W_ODICT;
-  case GV_DDICT: return W_DDICT;
-  case GV_NAMEDTUPLE: return W_NAMEDTUPLE;
-  case GV_CUSTOM: return W_CUSTOM;
-  case GV_SCHEMA: return W_SCHEMA;
-  default: return W_CTYPE;
+  case GV_LIST:
+    return W_LIST;
+  case GV_TUPLE:
+    return W_TUPLE;
+  case GV_DEQUE:
+    return W_DEQUE;
+  case GV_KEYSET:
+    return W_KEYSET;
+  case GV_DICT:
+    return W_DICT;
+  case GV_ODICT:
+    return W_ODICT;
+  case GV_DDICT:
+    return W_DDICT;
+  case GV_NAMEDTUPLE:
+    return W_NAMEDTUPLE;
+  case GV_CUSTOM:
+    return W_CUSTOM;
+  case GV_SCHEMA:
+    return W_SCHEMA;
+  default:
+    return W_CTYPE;
   }
 }
 
@@ -201,9 +247,15 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
   unsigned char *p0 = (unsigned char *)e->rec.p + e->rec.len, *p = p0;
   const gv__cont *c = GV__CONT(x);
   switch (x->kind) {
-  case GV_NONE: *p++ = W_NONE; break;
-  case GV_BOOL: *p++ = GV__SCALAR(x)->v.u ? W_TRUE : W_FALSE; break;
-  case GV_STAR: *p++ = W_STAR; break;
+  case GV_NONE:
+    *p++ = W_NONE;
+    break;
+  case GV_BOOL:
+    *p++ = GV__SCALAR(x)->v.u ? W_TRUE : W_FALSE;
+    break;
+  case GV_STAR:
+    *p++ = W_STAR;
+    break;
   case GV_INT:
     *p++ = W_INT;
     p = w_varint_raw(p, w_zigzag(GV__SCALAR(x)->v.i));
@@ -215,7 +267,8 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
   case GV_FLOAT: {
     uint64_t u = GV__SCALAR(x)->v.u;
     *p++ = W_FLOAT;
-    for (int k = 0; k < 8; k++) *p++ = (unsigned char)(u >> (8 * k));
+    for (int k = 0; k < 8; k++)
+      *p++ = (unsigned char)(u >> (8 * k));
     break;
   }
   case GV_STR:
@@ -235,11 +288,15 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
       break;
     case GV_LIST:
     case GV_TUPLE:
-    case GV_KEYSET: p = w_varint_raw(p, (uint64_t)nr); break;
+    case GV_KEYSET:
+      p = w_varint_raw(p, (uint64_t)nr);
+      break;
     case GV_DICT:
     case GV_ODICT:
-    case GV_NAMEDTUPLE: break;
-    case GV_DDICT: break;
+    case GV_NAMEDTUPLE:
+      break;
+    case GV_DDICT:
+      break;
     case GV_CUSTOM: /* ctype, count, children */
       p = w_varint_raw(p, (uint64_t)(cur - refs[0] - 1));
       p = w_varint_raw(p, (uint64_t)(nr - 1));
@@ -250,17 +307,22 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
       p = w_varint_raw(p, (uint64_t)(nr - 1));
       k = 1;
       break;
-    case GV_CTYPE: *p++ = (unsigned char)((c->kids[1] ? 1u : 0u) | (c->kids[2] ? 2u : 0u)); break;
-    default: break;
+    case GV_CTYPE:
+      *p++ = (unsigned char)((c->kids[1] ? 1u : 0u) | (c->kids[2] ? 2u : 0u));
+      break;
+    default:
+      break;
     }
-    for (; k < nr; k++) p = w_varint_raw(p, (uint64_t)(cur - refs[k] - 1));
+    for (; k < nr; k++)
+      p = w_varint_raw(p, (uint64_t)(cur - refs[k] - 1));
     break;
   }
   }
   e->rec.len += (size_t)(p - p0);
   if (e->len + 1 > e->cap / 2 && w_grow(e) != GV_OK) return GV_ENOMEM;
   size_t mask = e->cap - 1, i = w_slot(x, mask);
-  while (e->tab[i].key) i = (i + 1) & mask;
+  while (e->tab[i].key)
+    i = (i + 1) & mask;
   e->tab[i].key = x;
   e->tab[i].idx = cur;
   e->len++;
@@ -303,8 +365,7 @@ static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
   return GV_OK;
 }
 
-static gv_status w_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
-                          gv_error *err) {
+static gv_status w_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!n || !w) return gv__err(err, GV_EINVAL, "NULL argument");
   if (!(n->kind >= GV_NONE && n->kind <= GV_CUSTOM))
@@ -384,8 +445,7 @@ typedef struct w_dec {
   gv__vec keys; /* const gv_node * */
 } w_dec;
 
-static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...)
-    GV_PRINTF(4, 5);
+static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) GV_PRINTF(4, 5);
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) {
   if (!d->err) return s;
   char buf[400];
@@ -415,9 +475,13 @@ static gv_status d_varint_at(w_dec *d, size_t *pos, uint64_t *out) {
   }
 }
 
-static gv_status d_varint(w_dec *d, uint64_t *out) { return d_varint_at(d, &d->pos, out); }
+static gv_status d_varint(w_dec *d, uint64_t *out) {
+  return d_varint_at(d, &d->pos, out);
+}
 
-static size_t d_left(const w_dec *d) { return d->len - d->pos; }
+static size_t d_left(const w_dec *d) {
+  return d->len - d->pos;
+}
 
 /* A back-reference from record cur to an earlier record; marks it used. */
 static gv_status d_ref(w_dec *d, size_t cur, size_t *idx) {
@@ -438,8 +502,8 @@ static gv_status d_ref_value(w_dec *d, size_t cur, const gv_node **out) {
   gv_status s = d_ref(d, cur, &idx);
   if (s != GV_OK) return s;
   if (!w_is_value_tag(d->slots[idx].tag))
-    return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a value is expected",
-                  idx, w_tag_name(d->slots[idx].tag));
+    return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a value is expected", idx,
+                  w_tag_name(d->slots[idx].tag));
   *out = d->slots[idx].node;
   return GV_OK;
 }
@@ -449,8 +513,8 @@ static gv_status d_ref_tag(w_dec *d, size_t cur, unsigned tag, size_t *idx) {
   gv_status s = d_ref(d, cur, idx);
   if (s != GV_OK) return s;
   if (d->slots[*idx].tag != tag)
-    return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a %s is expected",
-                  *idx, w_tag_name(d->slots[*idx].tag), w_tag_name(tag));
+    return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a %s is expected", *idx,
+                  w_tag_name(d->slots[*idx].tag), w_tag_name(tag));
   return GV_OK;
 }
 
@@ -462,14 +526,16 @@ static gv_status d_count(w_dec *d, const char *what, uint64_t *n) {
   if (*n > d_left(d))
     return d_fail(d, GV_EWIRE, off, "%llu %s claimed but only %zu bytes left",
                   (unsigned long long)*n, what, d_left(d));
-  if (*n > UINT32_MAX) return d_fail(d, GV_EWIRE, off, "%llu %s: too many", (unsigned long long)*n, what);
+  if (*n > UINT32_MAX)
+    return d_fail(d, GV_EWIRE, off, "%llu %s: too many", (unsigned long long)*n, what);
   return GV_OK;
 }
 
 /* Reads n value refs of record cur into v (replacing its contents). */
 static gv_status d_values(w_dec *d, size_t cur, size_t n, gv__vec *v) {
   v->len = 0;
-  if (gv__vec_reserve(d->a, v, n) != GV_OK) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+  if (gv__vec_reserve(d->a, v, n) != GV_OK)
+    return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
   const gv_node **out = (const gv_node **)v->p;
   for (size_t i = 0; i < n; i++) {
     gv_status s = d_ref_value(d, cur, &out[i]);
@@ -525,10 +591,16 @@ static gv_status d_record(w_dec *d, size_t cur) {
   size_t idx, kidx;
   const gv_node *const *items;
   switch (tag) {
-  case W_NONE: s = gv_none(d->a, &out, &e); break;
+  case W_NONE:
+    s = gv_none(d->a, &out, &e);
+    break;
   case W_FALSE:
-  case W_TRUE: s = gv_bool(d->a, tag == W_TRUE, &out, &e); break;
-  case W_STAR: s = gv_star(d->a, &out, &e); break;
+  case W_TRUE:
+    s = gv_bool(d->a, tag == W_TRUE, &out, &e);
+    break;
+  case W_STAR:
+    s = gv_star(d->a, &out, &e);
+    break;
   case W_INT:
     if ((s = d_varint(d, &u)) != GV_OK) return s;
     s = gv_int(d->a, (int64_t)((u >> 1) ^ (~(u & 1) + 1)), &out, &e);
@@ -540,7 +612,8 @@ static gv_status d_record(w_dec *d, size_t cur) {
   case W_FLOAT: {
     if (d_left(d) < 8) return d_fail(d, GV_EWIRE, d->pos, "truncated float");
     u = 0;
-    for (int k = 0; k < 8; k++) u |= (uint64_t)d->p[d->pos + (size_t)k] << (8 * k);
+    for (int k = 0; k < 8; k++)
+      u |= (uint64_t)d->p[d->pos + (size_t)k] << (8 * k);
     d->pos += 8;
     double f;
     memcpy(&f, &u, sizeof f);
@@ -552,8 +625,8 @@ static gv_status d_record(w_dec *d, size_t cur) {
     size_t loff = d->pos;
     if ((s = d_varint(d, &u)) != GV_OK) return s;
     if (u > d_left(d))
-      return d_fail(d, GV_EWIRE, loff, "%s length %llu exceeds the %zu bytes left",
-                    w_tag_name(tag), (unsigned long long)u, d_left(d));
+      return d_fail(d, GV_EWIRE, loff, "%s length %llu exceeds the %zu bytes left", w_tag_name(tag),
+                    (unsigned long long)u, d_left(d));
     const char *data = (const char *)d->p + d->pos;
     d->pos += (size_t)u;
     s = tag == W_STR ? gv_str(d->a, data, (size_t)u, &out, &e)
@@ -629,6 +702,8 @@ static gv_status d_record(w_dec *d, size_t cur) {
     }
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
     if (ct->pos && (s = d_meta_items(d, ct->pos - 1, &items)) != GV_OK) return s;
+    static const gv_node *const no_keys[1] = {NULL};
+    if (ct->pos && !items) items = no_keys; /* keyed with no keys: still keyed */
     s = gv_custom(d->a, ct->name, items, (const gv_node *const *)d->kids.p, (size_t)n, ct->meta,
                   &out, &e);
     if (s == GV_OK) {
@@ -662,7 +737,8 @@ static gv_status d_record(w_dec *d, size_t cur) {
     if ((fl & 2) && (s = d_ref_value(d, cur, &sl->meta)) != GV_OK) return s;
     return GV_OK;
   }
-  default: return d_fail(d, GV_EWIRE, off, "unknown record tag 0x%02x", tag);
+  default:
+    return d_fail(d, GV_EWIRE, off, "unknown record tag 0x%02x", tag);
   }
   if (s != GV_OK) return d_ctor(d, s, off, cur, tag, &e);
   sl->node = out;
@@ -697,8 +773,7 @@ static gv_status d_run(w_dec *d, const gv_node **out) {
     if ((s = d_record(d, i)) != GV_OK) return s;
   }
   if (d->pos != d->len)
-    return d_fail(d, GV_EWIRE, d->pos, "%zu trailing bytes after the last record",
-                  d->len - d->pos);
+    return d_fail(d, GV_EWIRE, d->pos, "%zu trailing bytes after the last record", d->len - d->pos);
   size_t last = (size_t)nrec - 1;
   if (!w_is_value_tag(d->slots[last].tag))
     return d_fail(d, GV_EWIRE, 4, "the root record %zu is a %s, not a value", last,
@@ -709,8 +784,7 @@ static gv_status d_run(w_dec *d, const gv_node **out) {
   return GV_OK;
 }
 
-gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **out,
-                    gv_error *err) {
+gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **out, gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!out || (!data && len)) return gv__err(err, GV_EINVAL, "NULL argument");
   gv_mark m = gv_arena_mark(a);

@@ -20,7 +20,8 @@ static gv_status buf_sink(void *ctx, const char *data, size_t len) {
   buf *b = ctx;
   if (b->len + len > b->cap) {
     size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + len) cap *= 2;
+    while (cap < b->len + len)
+      cap *= 2;
     unsigned char *p = realloc(b->p, cap);
     if (!p) return GV_ENOMEM;
     b->p = p;
@@ -49,13 +50,15 @@ static const gv_node *dec(gv_arena *a, const buf *b) {
 }
 
 static void hex(const unsigned char *p, size_t n, char *out) {
-  for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
+  for (size_t i = 0; i < n; i++)
+    sprintf(out + 2 * i, "%02x", p[i]);
   out[2 * n] = '\0';
 }
 
 /* Expects a decode failure with the given status, offset and message part, and
  * checks that the arena is unchanged. */
-static void expect_bad(const void *data, size_t len, gv_status st, size_t offset, const char *part) {
+static void expect_bad(const void *data, size_t len, gv_status st, size_t offset,
+                       const char *part) {
   gv_arena *a = t_arena();
   const gv_node *x;
   cr_assert_eq(gv_int(a, 5, &x, NULL), GV_OK);
@@ -153,9 +156,9 @@ static const gv_node *every_kind(gv_arena *a) {
   /* shared subtree and a shared keyset */
   const gv_node *dv2[] = {ints[4], ints[3], ints[2], ints[1], ints[0], emp_l, emp_t};
   const gv_node *d2 = D(a, dk, dv2, 7);
-  const gv_node *all[] = {none, t, f, star, fl[0], fl[1], fl[2], fl[3], fl[4], by, h, emp_l,
-                          emp_t, emp_d, d, d2, od, dd, nt, dq[0], dq[1], dq[2], cu[0], cu[1],
-                          cu[2], cu[3], d, nt, cu[2]};
+  const gv_node *all[] = {none,  t,     f,     star,  fl[0], fl[1], fl[2], fl[3], fl[4], by,
+                          h,     emp_l, emp_t, emp_d, d,     d2,    od,    dd,    nt,    dq[0],
+                          dq[1], dq[2], cu[0], cu[1], cu[2], cu[3], d,     nt,    cu[2]};
   const gv_node *lst = L(a, all, sizeof all / sizeof *all);
   const gv_node *top[] = {lst, T(a, all, 5)};
   return L(a, top, 2);
@@ -232,7 +235,8 @@ Test(wire, roundtrip_every_kind) {
 Test(wire, sharing_costs_once) {
   gv_arena *a = t_arena();
   const gv_node *k[64];
-  for (int i = 0; i < 64; i++) k[i] = I(a, 1000 + i);
+  for (int i = 0; i < 64; i++)
+    k[i] = I(a, 1000 + i);
   const gv_node *x = L(a, k, 64);
   buf one = enc(a, x);
   const gv_node *xs[] = {x, x, x, x};
@@ -248,7 +252,8 @@ Test(wire, sharing_costs_once) {
   const gv_node *lst = L(a, ds, 100);
   buf many = enc(a, lst);
   size_t nalpha = 0;
-  for (size_t i = 0; i + 5 <= many.len; i++) nalpha += memcmp(many.p + i, "alpha", 5) == 0;
+  for (size_t i = 0; i + 5 <= many.len; i++)
+    nalpha += memcmp(many.p + i, "alpha", 5) == 0;
   cr_assert_eq(nalpha, 1);
   const gv_node *back = dec(a, &many);
   cr_assert_eq(back, lst);
@@ -261,7 +266,8 @@ Test(wire, sharing_costs_once) {
 Test(wire, deep_million) {
   gv_arena *a = t_arena();
   const gv_node *n = I(a, 0);
-  for (int i = 0; i < 1000000; i++) n = L(a, &n, 1);
+  for (int i = 0; i < 1000000; i++)
+    n = L(a, &n, 1);
   cr_assert_eq(gv_depth(n), 1000000);
   buf b = enc(a, n);
   cr_assert_eq(dec(a, &b), n);
@@ -281,7 +287,8 @@ Test(wire, deep_million) {
 Test(wire, depth_limit) {
   gv_arena *a = t_arena();
   const gv_node *n = I(a, 0);
-  for (int i = 0; i < 100; i++) n = L(a, &n, 1);
+  for (int i = 0; i < 100; i++)
+    n = L(a, &n, 1);
   buf b = enc(a, n);
   gv_arena_config cfg = {0, 50, NULL, 0};
   gv_arena *sh;
@@ -315,11 +322,15 @@ static void expect_bytes(gv_arena *a, const gv_node *n, const char *want) {
 Test(wire, golden) {
   gv_arena *a = t_arena();
   /* 1 */
-  expect_bytes(a, I(a, 1), "47525601" "01" "0402");
+  expect_bytes(a, I(a, 1),
+               "47525601"
+               "01"
+               "0402");
   /* [1, 'a'] */
   const gv_node *k1[] = {I(a, 1), S(a, "a")};
   expect_bytes(a, L(a, k1, 2),
-               "47525601" "03"
+               "47525601"
+               "03"
                "0402"       /* #0 int 1 */
                "060161"     /* #1 str 'a' */
                "10020100"); /* #2 list, 2 refs: #0 (delta 2), #1 (delta 1) */
@@ -330,7 +341,8 @@ Test(wire, golden) {
   const gv_node *keys[] = {S(a, "b"), S(a, "a")};
   const gv_node *vals[] = {none, T(a, &tr, 1)};
   expect_bytes(a, D(a, keys, vals, 2),
-               "47525601" "07"
+               "47525601"
+               "07"
                "060162"     /* #0 str 'b' */
                "060161"     /* #1 str 'a' */
                "20020100"   /* #2 keyset of 2: #0, #1 */
@@ -342,10 +354,14 @@ Test(wire, golden) {
   expect_bytes(a, I(a, -3), "47525601010405");
   const gv_node *f;
   cr_assert_eq(gv_float(a, 1.0, &f, NULL), GV_OK);
-  expect_bytes(a, f, "4752560101" "05000000000000f03f");
+  expect_bytes(a, f,
+               "4752560101"
+               "05000000000000f03f");
   const gv_node *q;
   cr_assert_eq(gv_deque(a, NULL, 0, 2, &q, NULL), GV_OK);
-  expect_bytes(a, q, "4752560101" "160300");
+  expect_bytes(a, q,
+               "4752560101"
+               "160300");
   gv_arena_free(a);
 }
 
@@ -454,7 +470,8 @@ Test(wire, random_garbage) {
   unsigned char g[256];
   for (int round = 0; round < 3000; round++) {
     size_t n = (size_t)(xs64(&seed) % sizeof g);
-    for (size_t i = 0; i < n; i++) g[i] = (unsigned char)xs64(&seed);
+    for (size_t i = 0; i < n; i++)
+      g[i] = (unsigned char)xs64(&seed);
     if (n >= 4 && (round & 1)) memcpy(g, "GRV\x01", 4); /* get past the header */
     if (n >= 5 && (round & 2)) g[4] = (unsigned char)(xs64(&seed) % 8);
     try_input(o, g, n);
@@ -480,11 +497,12 @@ Test(wire, random_garbage) {
 
 Test(wire, hostile_arity) {
   /* a list claiming 2^31 children */
-  static const unsigned char l31[] = {'G', 'R', 'V', 1, 2, 0x04, 0x02, 0x10, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00};
+  static const unsigned char l31[] = {'G',  'R',  'V',  1,    2,    0x04, 0x02,
+                                      0x10, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00};
   expect_bad(l31, sizeof l31, GV_EWIRE, 8, "2147483648 children claimed");
   /* 2^63 */
-  static const unsigned char l63[] = {'G', 'R', 'V', 1, 1, 0x11, 0x80, 0x80, 0x80, 0x80,
-                                      0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+  static const unsigned char l63[] = {'G',  'R',  'V',  1,    1,    0x11, 0x80, 0x80,
+                                      0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
   expect_bad(l63, sizeof l63, GV_EWIRE, 6, "claimed");
   /* a keyset of 2^32 + 1 keys */
   static const unsigned char k32[] = {'G', 'R', 'V', 1, 2, 0x20, 0x81, 0x80, 0x80, 0x80, 0x10};
@@ -493,8 +511,8 @@ Test(wire, hostile_arity) {
   static const unsigned char r40[] = {'G', 'R', 'V', 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 1};
   expect_bad(r40, sizeof r40, GV_EWIRE, 4, "records claimed");
   /* a huge string length */
-  static const unsigned char s62[] = {'G', 'R', 'V', 1, 1, 0x06, 0xff, 0xff, 0xff, 0xff,
-                                      0xff, 0xff, 0xff, 0xff, 0x3f, 'a'};
+  static const unsigned char s62[] = {'G',  'R',  'V',  1,    1,    0x06, 0xff, 0xff,
+                                      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x3f, 'a'};
   expect_bad(s62, sizeof s62, GV_EWIRE, 6, "str length 4611686018427387903 exceeds");
   static const unsigned char b9[] = {'G', 'R', 'V', 1, 1, 0x07, 0x09, 'a', 'b'};
   expect_bad(b9, sizeof b9, GV_EWIRE, 6, "bytes length 9 exceeds the 2 bytes left");
@@ -508,8 +526,8 @@ Test(wire, bad_references) {
   static const unsigned char r0[] = {'G', 'R', 'V', 1, 1, 0x10, 0x01, 0x00};
   expect_bad(r0, sizeof r0, GV_EWIRE, 7, "back-reference 0 from record 0");
   /* a list holding a keyset */
-  static const unsigned char ks[] = {'G', 'R', 'V', 1, 3, 0x06, 0x01, 'a', 0x20, 0x01, 0x00,
-                                     0x10, 0x01, 0x00};
+  static const unsigned char ks[] = {'G', 'R',  'V',  1,    3,    0x06, 0x01,
+                                     'a', 0x20, 0x01, 0x00, 0x10, 0x01, 0x00};
   expect_bad(ks, sizeof ks, GV_EWIRE, 13, "(a keyset) where a value is expected");
   /* a dict whose keyset ref is a str */
   static const unsigned char dk[] = {'G', 'R', 'V', 1, 2, 0x06, 0x01, 'a', 0x12, 0x00};
@@ -542,26 +560,26 @@ Test(wire, bad_header_and_framing) {
   expect_bad("GRV\x01\x01\x06\x02\xc3\x28", 9, GV_EWIRE, 5, "record 0 (str)");
   expect_bad("GRV\x01\x01\x06\x03\xed\xa0\x80", 10, GV_EWIRE, 5, "record 0 (str)");
   /* a repeated key */
-  static const unsigned char rk[] = {'G', 'R', 'V', 1, 4, 0x06, 0x01, 'a', 0x20, 0x02, 0x00, 0x00,
-                                     0x01, 0x12, 0x01, 0x00, 0x00};
+  static const unsigned char rk[] = {'G',  'R',  'V',  1,    4,    0x06, 0x01, 'a', 0x20,
+                                     0x02, 0x00, 0x00, 0x01, 0x12, 0x01, 0x00, 0x00};
   expect_bad(rk, sizeof rk, GV_EWIRE, 13, "record 3 (dict)");
   /* 1 and True are the same key */
-  static const unsigned char tk[] = {'G', 'R', 'V', 1, 4, 0x04, 0x02, 0x03, 0x20, 0x02, 0x01, 0x00,
-                                     0x12, 0x00, 0x02, 0x02};
+  static const unsigned char tk[] = {'G',  'R',  'V',  1,    4,    0x04, 0x02, 0x03,
+                                     0x20, 0x02, 0x01, 0x00, 0x12, 0x00, 0x02, 0x02};
   expect_bad(tk, sizeof tk, GV_EWIRE, 12, "record 3 (dict)");
   /* a list as a key */
-  static const unsigned char lk[] = {'G', 'R', 'V', 1, 3, 0x10, 0x00, 0x20, 0x01, 0x00,
-                                     0x12, 0x00, 0x01};
+  static const unsigned char lk[] = {'G',  'R',  'V',  1,    3,    0x10, 0x00,
+                                     0x20, 0x01, 0x00, 0x12, 0x00, 0x01};
   expect_bad(lk, sizeof lk, GV_EWIRE, 10, "record 2 (dict)");
   /* a custom node whose child count disagrees with its keys */
-  static const unsigned char ck[] = {'G', 'R', 'V', 1, 5, 0x06, 0x01, 'K', 0x20, 0x01, 0x00,
-                                     0x22, 0x01, 0x01, 0x00, 0x17, 0x00, 0x02, 0x03, 0x03};
+  static const unsigned char ck[] = {'G',  'R',  'V',  1,    5,    0x06, 0x01, 'K',  0x20, 0x01,
+                                     0x00, 0x22, 0x01, 0x01, 0x00, 0x17, 0x00, 0x02, 0x03, 0x03};
   expect_bad(ck, sizeof ck, GV_EWIRE, 17, "custom node has 2 children but its ctype has 1 keys");
   static const unsigned char cf[] = {'G', 'R', 'V', 1, 1, 0x22, 0x04};
   expect_bad(cf, sizeof cf, GV_EWIRE, 6, "bad ctype flags");
   /* a namedtuple with a bad type name */
-  static const unsigned char nt[] = {'G', 'R', 'V', 1, 3, 0x06, 0x01, '1', 0x21, 0x00, 0x00,
-                                     0x15, 0x00};
+  static const unsigned char nt[] = {'G', 'R',  'V',  1,    3,    0x06, 0x01,
+                                     '1', 0x21, 0x00, 0x00, 0x15, 0x00};
   expect_bad(nt, sizeof nt, GV_EWIRE, 11, "record 2 (namedtuple)");
 }
 
@@ -572,7 +590,8 @@ Test(wire, bad_header_and_framing) {
 Test(wire, budget_rollback) {
   gv_arena *a = t_arena();
   const gv_node *items[2000];
-  for (int i = 0; i < 2000; i++) items[i] = I(a, i * 7919);
+  for (int i = 0; i < 2000; i++)
+    items[i] = I(a, i * 7919);
   const gv_node *big = L(a, items, 2000);
   buf b = enc(a, big);
   int failed = 0, ok = 0;
@@ -628,7 +647,8 @@ Test(wire, encode_oom_and_sink_failure) {
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *items[100];
-  for (int i = 0; i < 100; i++) items[i] = I(a, i);
+  for (int i = 0; i < 100; i++)
+    items[i] = I(a, i);
   const gv_node *l = L(a, items, 100);
   t_snapshot s0 = t_snap(a);
   f.fail = 1;
@@ -668,5 +688,22 @@ Test(wire, sink_error_and_args) {
   cr_assert_eq(gv_decode(a, NULL, 3, &out, &e), GV_EINVAL);
   cr_assert_eq(gv_decode(a, "GRV", 3, NULL, &e), GV_EINVAL);
   cr_assert_eq(gv_fingerprint(a, x, NULL, &e), GV_EINVAL);
+  gv_arena_free(a);
+}
+
+Test(wire, keyed_custom_without_keys_stays_keyed) {
+  /* found by fuzz_ops: D({}) came back as D([]) */
+  gv_arena *a = t_arena();
+  const gv_node *t = t_parse(a, "[D({}), D([]), E({}, meta=1)]");
+  cr_assert(gv_custom_keyed(gv_child(t, 0)));
+  cr_assert(!gv_custom_keyed(gv_child(t, 1)));
+  buf b = enc(a, t);
+  cr_assert_eq(dec(a, &b), t);
+  gv_arena *other = t_arena();
+  const gv_node *t2 = dec(other, &b);
+  cr_assert(gv_custom_keyed(gv_child(t2, 0)));
+  cr_assert_str_eq(t_repr(other, t2), "[D({}), D([]), E({}, meta=1)]");
+  free(b.p);
+  gv_arena_free(other);
   gv_arena_free(a);
 }
