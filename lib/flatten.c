@@ -65,10 +65,7 @@ gv_status gv_structure(gv_arena *a, const gv_node *t, const gv_node **out, gv_er
     return GV_OK;
   }
   static const gv__walk_ops ops = {gv__structure_pre, NULL};
-  gv_mark m = gv_arena_mark(a);
-  gv_status s = gv__walk_run(a, t, &ops, NULL, out, err);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
-  return s;
+  return gv__walk_run(a, t, &ops, NULL, out, err);
 }
 
 /* --- pack_sequence_as --- */
@@ -105,10 +102,7 @@ gv_status gv_pack_sequence_as(gv_arena *a, const gv_node *structure, const gv_no
   }
   static const gv__walk_ops ops = {gv__pack_pre, NULL};
   gv__pack p = {leaves, 0};
-  gv_mark m = gv_arena_mark(a);
-  gv_status s = gv__walk_run(a, structure, &ops, &p, out, err);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
-  return s;
+  return gv__walk_run(a, structure, &ops, &p, out, err);
 }
 
 /* --- paths --- */

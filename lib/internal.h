@@ -256,7 +256,7 @@ struct gv__walk {
 };
 
 /* Walk root; *out gets the root's result. Scratch is freed before returning.
- * Does not roll back: the caller (a public entry point) does. */
+ * Atomic: on failure the arena is rolled back to what it held at the call. */
 gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
                        const gv_node **out, gv_error *err);
 /* The path to the node being visited (frames' positions), as text. */

@@ -143,15 +143,7 @@ static gv_status map1_pre(gv__walk *w, const gv_node *n, int *descend, const gv_
 static gv_status map1_run(gv_arena *a, map1_ctx *c, const gv_node *t, const gv_node **out,
                           gv_error *err) {
   static const gv__walk_ops ops = {map1_pre, NULL};
-  gv_mark m = gv_arena_mark(a);
-  const gv_node *r = NULL;
-  gv_status s = gv__walk_run(a, t, &ops, c, &r, err);
-  if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
-    return s;
-  }
-  *out = r;
-  return GV_OK;
+  return gv__walk_run(a, t, &ops, c, out, err);
 }
 
 gv_status gv_map_shape(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *t, const gv_node **out,
@@ -391,15 +383,7 @@ gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t, const gv_node **out,
     return GV_OK;
   }
   static const gv__walk_ops ops = {l2t_pre, l2t_post};
-  gv_mark m = gv_arena_mark(a);
-  const gv_node *r = NULL;
-  gv_status s = gv__walk_run(a, t, &ops, NULL, &r, err);
-  if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
-    return s;
-  }
-  *out = r;
-  return GV_OK;
+  return gv__walk_run(a, t, &ops, NULL, out, err);
 }
 
 /* ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
   gv__vec_init(&w.vals, sizeof(const gv_node *));
   gv__vec_init(&w.kids, sizeof(const gv_node *));
   gv_status s = GV_OK;
+  gv_mark mark = gv_arena_mark(a);
   const gv_node *node = root;
   for (;;) {
     /* visit node */
@@ -72,6 +73,7 @@ done:
   gv__vec_free(a, &w.frames);
   gv__vec_free(a, &w.vals);
   gv__vec_free(a, &w.kids);
+  if (s != GV_OK) gv_arena_rollback(a, &mark);
   return s;
 }
 
