@@ -335,6 +335,7 @@ gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *c
                        const gv_node *const *trees, size_t ntrees, const gv_node **out,
                        gv_error *err) {
   if (!a || !f || !out || !is_value(shallow)) return gv__err(err, GV_EINVAL, "NULL argument");
+  if (ntrees == 0) return gv__err(err, GV_EINVAL, "must provide at least one structure");
   if (ntrees == SIZE_MAX) return gv__err(err, GV_ERANGE, "too many trees");
   gv_status s = check_trees(trees, ntrees, err);
   if (s != GV_OK) return s;

@@ -439,6 +439,10 @@ Test(map, no_trees) {
   gv_error e;
   cr_assert_eq(gv_map(a, add_fn, NULL, NULL, 0, true, &out, &e), GV_EINVAL);
   cr_assert_str_eq(e.msg, "must provide at least one structure");
+  const gv_node *shallow = t_parse(a, "[1, 2]");
+  cr_assert_eq(gv_map_up_to(a, shallow, add_fn, NULL, NULL, 0, &out, &e), GV_EINVAL);
+  cr_assert_str_eq(e.msg, "must provide at least one structure");
+  cr_assert_null(out);
   gv_arena_free(a);
 }
 
