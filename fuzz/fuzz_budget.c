@@ -20,19 +20,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_TREES 64
 #define MAX_LEAVES ((size_t)1 << 15)
 
-typedef struct snap {
-  gv_stats st;
-  uint64_t digest;
-} snap;
-
-static snap take(const gv_arena *a) {
-  snap s;
-  memset(&s, 0, sizeof s);
-  gv_arena_stats(a, &s.st);
-  s.digest = gv__intern_digest(a);
-  return s;
-}
-
 static void fail(const char *what, const gv_error *e) {
   fprintf(stderr, "fuzz_budget: broken invariant: %s%s%s\n", what, e ? ": " : "", e ? e->msg : "");
   abort();
@@ -49,7 +36,7 @@ typedef struct st {
   gv_arena *ref; /* unlimited */
   kept trees[MAX_TREES];
   size_t ntrees;
-  snap before;
+  gv__snapshot before;
 } st;
 
 static void keep(st *s, const gv_node *t) {
@@ -77,7 +64,7 @@ static void check_kept(const st *s) {
 }
 
 static void pre(st *s) {
-  s->before = take(s->a);
+  s->before = gv__snap(s->a);
 }
 
 /* After a call: on failure, the status must be allowed and the arena intact.
@@ -89,7 +76,7 @@ static int post(st *s, gv_status r, const gv_error *e, gv_status other, const ch
       fail("unexpected failure status", e);
     }
     if (e->status != r || e->msg[0] == '\0') fail("gv_error not filled", e);
-    snap after = take(s->a);
+    gv__snapshot after = gv__snap(s->a);
     if (memcmp(&after.st, &s->before.st, sizeof after.st) != 0 ||
         after.digest != s->before.digest) {
       fprintf(stderr, "%s failed with %s\n", what, gv_status_name(r));

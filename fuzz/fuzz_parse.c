@@ -15,23 +15,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct snap {
-  gv_stats st;
-  uint64_t digest;
-} snap;
-
-static snap take(const gv_arena *a) {
-  snap s;
-  memset(&s, 0, sizeof s);
-  gv_arena_stats(a, &s.st);
-  s.digest = gv__intern_digest(a);
-  return s;
-}
-
-static int same_snap(const snap *x, const snap *y) {
-  return memcmp(&x->st, &y->st, sizeof x->st) == 0 && x->digest == y->digest;
-}
-
 static void fail(const char *what, const gv_error *e) {
   fprintf(stderr, "fuzz_parse: broken invariant: %s%s%s\n", what, e ? ": " : "", e ? e->msg : "");
   abort();
@@ -48,14 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (gv_arena_new(&cfg, &a) != GV_OK) fail("gv_arena_new", NULL);
   gv_error e;
   const gv_node *t = NULL;
-  snap before = take(a);
+  gv__snapshot before = gv__snap(a);
   gv_status s = gv_parse(a, (const char *)data, size, &t, &e);
   if (s != GV_OK) {
     if (!is_error_status(s)) fail("parse returned an unexpected status", &e);
     if (e.status != s) fail("gv_error.status differs from the returned status", &e);
     if (e.msg[0] == '\0') fail("parse failed without a message", NULL);
-    snap after = take(a);
-    if (!same_snap(&before, &after)) fail("failed parse changed the arena", &e);
+    gv__snapshot after = gv__snap(a);
+    if (!gv__snap_eq(&before, &after)) fail("failed parse changed the arena", &e);
     gv_arena_free(a);
     return 0;
   }

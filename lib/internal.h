@@ -158,6 +158,22 @@ void gv__intern_rollback(gv_arena *a, const gv_mark *m);
 /* Digest of the table's exact layout (entries and slots), for tests. */
 uint64_t gv__intern_digest(const gv_arena *a);
 void gv__intern_free(gv_arena *a);
+/* Everything a failed call must leave unchanged: stats and the table layout
+ * (tests and fuzz targets compare these around every call). */
+typedef struct gv__snapshot {
+  gv_stats st;
+  uint64_t digest;
+} gv__snapshot;
+static inline gv__snapshot gv__snap(const gv_arena *a) {
+  gv__snapshot s;
+  memset(&s, 0, sizeof s);
+  gv_arena_stats(a, &s.st);
+  s.digest = gv__intern_digest(a);
+  return s;
+}
+static inline int gv__snap_eq(const gv__snapshot *x, const gv__snapshot *y) {
+  return memcmp(&x->st, &y->st, sizeof x->st) == 0 && x->digest == y->digest;
+}
 
 /* ---------------------------------------------------------------------------
  * Growable scratch vector, memory from the arena's allocator and counted in

@@ -26,13 +26,9 @@ const char *t_repr(gv_arena *a, const gv_node *n) {
 }
 
 t_snapshot t_snap(const gv_arena *a) {
-  t_snapshot s;
-  memset(&s, 0, sizeof s);
-  gv_arena_stats(a, &s.st);
-  s.digest = gv__intern_digest(a);
-  return s;
+  return gv__snap(a);
 }
 
 int t_snap_eq(const t_snapshot *x, const t_snapshot *y) {
-  return memcmp(&x->st, &y->st, sizeof x->st) == 0 && x->digest == y->digest;
+  return gv__snap_eq(x, y);
 }

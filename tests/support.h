@@ -11,10 +11,7 @@ const gv_node *t_parse(gv_arena *a, const char *text);
 /* Print a node as literal text into a static buffer. */
 const char *t_repr(gv_arena *a, const gv_node *n);
 /* Stats + table digest snapshot, for rollback checks. */
-typedef struct t_snapshot {
-  gv_stats st;
-  uint64_t digest;
-} t_snapshot;
+typedef gv__snapshot t_snapshot;
 t_snapshot t_snap(const gv_arena *a);
 int t_snap_eq(const t_snapshot *x, const t_snapshot *y);
 #endif
