@@ -1049,6 +1049,7 @@ static row *g_rows;
 static size_t g_nrows, g_rows_cap;
 
 static bool g_quick = false;
+static const char *g_only_op = NULL; /* --op: run this operation only */
 static double g_target_ns = 0.2e9;
 static double g_timer_overhead = 0;
 
@@ -1357,6 +1358,7 @@ static void run_workload(workload *w) {
     const opdef *op = &g_ops[o];
     if (op->big_only && w->kind != WK5 && w->kind != WK5S) continue;
     if (w->grove_only && !op->g) continue;
+    if (g_only_op && strcmp(g_only_op, op->name) != 0) continue;
     row *r = new_row();
     r->workload = w->name;
     r->op = op->name;
@@ -1683,10 +1685,11 @@ static int write_json(const char *path, const workload *w5) {
  * =========================================================================== */
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: grove-bench [--quick] [--json-out PATH] [--only WORKLOAD]\n"
+  fprintf(f, "usage: grove-bench [--quick] [--json-out PATH] [--only WORKLOAD] [--op OP]\n"
              "  --quick        tiny repetition counts, W5 with 100 dicts, W4x 100000 deep\n"
              "  --json-out P   results file (default bench-results.json)\n"
-             "  --only W       run one workload (W1, W2, W3, W4, W4x, W5, W5s)\n");
+             "  --only W       run one workload (W1, W2, W3, W4, W4x, W5, W5s)\n"
+             "  --op OP        run one operation (build, parse, flatten, order, ...)\n");
 }
 
 int main(int argc, char **argv) {
@@ -1699,6 +1702,8 @@ int main(int argc, char **argv) {
       json_out = argv[++i];
     } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
+    } else if (!strcmp(argv[i], "--op") && i + 1 < argc) {
+      g_only_op = argv[++i];
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       return 0;

@@ -43,7 +43,9 @@ static int gv__budget_ok(const gv_arena *a, size_t more) {
   return a->max_bytes == 0 || (a->reserved <= a->max_bytes && more <= a->max_bytes - a->reserved);
 }
 
-void *gv__raw_alloc(gv_arena *a, size_t size) { return gv__raw_realloc(a, NULL, 0, size); }
+void *gv__raw_alloc(gv_arena *a, size_t size) {
+  return gv__raw_realloc(a, NULL, 0, size);
+}
 
 void *gv__raw_realloc(gv_arena *a, void *p, size_t old_size, size_t new_size) {
   if (new_size == 0) {
@@ -66,7 +68,9 @@ void gv__raw_free(gv_arena *a, void *p, size_t size) {
   a->reserved -= size;
 }
 
-static char *gv__chunk_data(gv__chunk *c) { return (char *)c + GV__CHUNK_HDR; }
+static char *gv__chunk_data(gv__chunk *c) {
+  return (char *)c + GV__CHUNK_HDR;
+}
 
 static gv__chunk *gv__chunk_new(gv_arena *a, size_t need) {
   size_t size = GV__CHUNK_MIN << (a->nchunks / 2 < 8 ? a->nchunks / 2 : 8);

@@ -59,7 +59,7 @@ static void put_desc(gv__sbuf *b, const gv_node *n) {
   size_t len;
   const char *tn = gv_type_name(n, &len);
   gv__sbuf_put(b, tn, len);
-  if (gv__is_container_kind(n->kind)) gv__sbuf_printf(b, " of %u items", (unsigned)n->arity);
+  if (gv__is_container(n)) gv__sbuf_printf(b, " of %u items", (unsigned)gv__arity(n));
 }
 
 static void put_name(gv__sbuf *b, const gv_node *n) {
@@ -77,8 +77,8 @@ static int kind_mismatch(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
 }
 
 static int arity_mismatch(const char *what, const gv_node *a, const gv_node *b, gv__sbuf *msg) {
-  gv__sbuf_printf(msg, "%s arity mismatch: expected %u items, got %u", what, (unsigned)a->arity,
-                  (unsigned)b->arity);
+  gv__sbuf_printf(msg, "%s arity mismatch: expected %u items, got %u", what, (unsigned)gv__arity(a),
+                  (unsigned)gv__arity(b));
   return 0;
 }
 
@@ -101,11 +101,11 @@ static void put_schema(gv__sbuf *b, const gv_node *nt) {
  * types first; those fall back to a scan (only numbers and tuples can hit). */
 static const gv_node *dict_lookup(const gv_node *d, const gv_node *k) {
   const gv_node *r = gv_get(d, k);
-  if (r || !(k->kind == GV_BOOL || k->kind == GV_INT || k->kind == GV_FLOAT ||
-             k->kind == GV_TUPLE))
+  if (r || !(gv__kind(k) == GV_BOOL || gv__kind(k) == GV_INT || gv__kind(k) == GV_FLOAT ||
+             gv__kind(k) == GV_TUPLE))
     return r;
   const gv__cont *ks = GV__CONT(GV__CONT(d)->meta);
-  for (size_t i = 0; i < d->arity; i++)
+  for (size_t i = 0; i < gv__arity(d); i++)
     if (gv__key_eq(ks->kids[i], k)) return GV__CONT(d)->kids[i];
   return NULL;
 }
@@ -115,7 +115,7 @@ static void put_missing(gv__sbuf *b, const gv_node *x, const gv_node *y) {
   const gv__cont *ks = GV__CONT(GV__CONT(x)->meta);
   int first = 1;
   gv__sbuf_put(b, "[", 1);
-  for (size_t i = 0; i < x->arity && !b->truncated; i++) {
+  for (size_t i = 0; i < gv__arity(x) && !b->truncated; i++) {
     const gv_node *k = ks->kids[gv__trav_index(x, i)];
     if (dict_lookup(y, k)) continue;
     if (!first) gv__sbuf_put(b, ", ", 2);
@@ -128,17 +128,17 @@ static void put_missing(gv__sbuf *b, const gv_node *x, const gv_node *y) {
 static int same_keys(const gv_node *a, const gv_node *b) {
   const gv_node *ka = GV__CONT(a)->meta, *kb = GV__CONT(b)->meta;
   if (ka == kb || gv_keyset_twin(ka) == gv_keyset_twin(kb)) return 1;
-  if (a->arity != b->arity) return 0;
-  for (size_t i = 0; i < a->arity; i++)
+  if (gv__arity(a) != gv__arity(b)) return 0;
+  for (size_t i = 0; i < gv__arity(a); i++)
     if (!dict_lookup(b, GV__CONT(ka)->kids[i])) return 0;
   return 1;
 }
 
 int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
   if (a == b) return 1;
-  unsigned k = a->kind;
+  unsigned k = gv__kind(a);
   if (gv__is_leaf_kind(k)) {
-    if (gv__is_leaf_kind(b->kind)) return 1;
+    if (gv__is_leaf(b)) return 1;
     gv__sbuf_puts(msg, "don't have the same nested structure: expected a leaf, got ");
     put_desc(msg, b);
     return 0;
@@ -147,12 +147,12 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
   case GV_LIST:
   case GV_TUPLE:
   case GV_DEQUE:
-    if (b->kind != k) return kind_mismatch(a, b, msg);
-    if (b->arity != a->arity) return arity_mismatch(gv_type_name(a, NULL), a, b, msg);
+    if (gv__kind(b) != k) return kind_mismatch(a, b, msg);
+    if (gv__arity(b) != gv__arity(a)) return arity_mismatch(gv_type_name(a, NULL), a, b, msg);
     return 1;
   case GV_NAMEDTUPLE:
-    if (b->kind != k) return kind_mismatch(a, b, msg);
-    if (b->arity != a->arity) return arity_mismatch("namedtuple", a, b, msg);
+    if (gv__kind(b) != k) return kind_mismatch(a, b, msg);
+    if (gv__arity(b) != gv__arity(a)) return arity_mismatch("namedtuple", a, b, msg);
     if (GV__CONT(a)->meta != GV__CONT(b)->meta) {
       gv__sbuf_puts(msg, "namedtuple type mismatch: expected ");
       put_schema(msg, a);
@@ -164,7 +164,7 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
   case GV_DICT:
   case GV_ODICT:
   case GV_DDICT:
-    if (!gv__is_dict_kind(b->kind)) return kind_mismatch(a, b, msg);
+    if (!gv__is_dict_kind(gv__kind(b))) return kind_mismatch(a, b, msg);
     if (!same_keys(a, b)) {
       gv__sbuf_puts(msg, "dictionary key mismatch: missing key(s) ");
       put_missing(msg, a, b);
@@ -174,7 +174,7 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
     }
     return 1;
   case GV_CUSTOM: {
-    if (b->kind != k) return kind_mismatch(a, b, msg);
+    if (gv__kind(b) != k) return kind_mismatch(a, b, msg);
     const gv__cont *ca = GV__CONT(GV__CONT(a)->meta), *cb = GV__CONT(GV__CONT(b)->meta);
     if (ca->kids[0] != cb->kids[0]) {
       gv__sbuf_puts(msg, "custom node type mismatch: expected ");
@@ -197,7 +197,7 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
         gv__sbuf_puts(msg, "None");
       return 0;
     }
-    if (b->arity != a->arity) return arity_mismatch("custom node", a, b, msg);
+    if (gv__arity(b) != gv__arity(a)) return arity_mismatch("custom node", a, b, msg);
     return 1;
   }
   default:
@@ -207,11 +207,11 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
 
 const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i) {
   if (a == b) return gv__trav_child(a, i);
-  if (gv__is_dict_kind(a->kind)) {
+  if (gv__is_dict_kind(gv__kind(a))) {
     const gv__cont *ka = GV__CONT(GV__CONT(a)->meta), *kb = GV__CONT(GV__CONT(b)->meta);
     size_t ix = gv__trav_index(a, i);
     if (ka == kb) return GV__CONT(b)->kids[ix];
-    if (a->kind != GV_ODICT && gv_keyset_twin(&ka->h) == gv_keyset_twin(&kb->h))
+    if (gv__kind(a) != GV_ODICT && gv_keyset_twin(&ka->h) == gv_keyset_twin(&kb->h))
       return GV__CONT(b)->kids[kb->perm ? kb->perm[i] : i];
     return dict_lookup(b, ka->kids[ix]);
   }
@@ -235,13 +235,13 @@ static gv_status match_walk(gv_arena *ar, const gv_node *x, const gv_node *y, in
   *ok = 1;
   const gv_node *a = x, *b = y;
   for (;;) {
-    if (a != b && !(prefix && gv__is_leaf_kind(a->kind))) {
+    if (a != b && !(prefix && gv__is_leaf(a))) {
       if (!gv__match_node(a, b, &msg)) {
         *ok = 0;
         gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
         goto done;
       }
-      if (gv__is_container_kind(a->kind) && a->arity > 0) {
+      if (gv__is_container(a) && gv__arity(a) > 0) {
         gv__frame f = {a, 0, 0, (uintptr_t)(const void *)b};
         if ((s = gv__vec_push(ar, &frames, &f)) != GV_OK) {
           s = gv__oom(err);

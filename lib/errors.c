@@ -5,17 +5,28 @@
 
 const char *gv_status_name(gv_status s) {
   switch (s) {
-  case GV_OK: return "GV_OK";
-  case GV_ENOMEM: return "GV_ENOMEM";
-  case GV_EINVAL: return "GV_EINVAL";
-  case GV_EPARSE: return "GV_EPARSE";
-  case GV_EDEPTH: return "GV_EDEPTH";
-  case GV_ERANGE: return "GV_ERANGE";
-  case GV_EKEY: return "GV_EKEY";
-  case GV_EMISMATCH: return "GV_EMISMATCH";
-  case GV_ECOUNT: return "GV_ECOUNT";
-  case GV_EWIRE: return "GV_EWIRE";
-  default: return s >= GV_EUSER ? "GV_EUSER" : "GV_E?";
+  case GV_OK:
+    return "GV_OK";
+  case GV_ENOMEM:
+    return "GV_ENOMEM";
+  case GV_EINVAL:
+    return "GV_EINVAL";
+  case GV_EPARSE:
+    return "GV_EPARSE";
+  case GV_EDEPTH:
+    return "GV_EDEPTH";
+  case GV_ERANGE:
+    return "GV_ERANGE";
+  case GV_EKEY:
+    return "GV_EKEY";
+  case GV_EMISMATCH:
+    return "GV_EMISMATCH";
+  case GV_ECOUNT:
+    return "GV_ECOUNT";
+  case GV_EWIRE:
+    return "GV_EWIRE";
+  default:
+    return s >= GV_EUSER ? "GV_EUSER" : "GV_E?";
   }
 }
 
@@ -53,7 +64,9 @@ void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n) {
   b->p[b->len] = '\0';
 }
 
-void gv__sbuf_puts(gv__sbuf *b, const char *s) { gv__sbuf_put(b, s, strlen(s)); }
+void gv__sbuf_puts(gv__sbuf *b, const char *s) {
+  gv__sbuf_put(b, s, strlen(s));
+}
 
 void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth) {
   gv__sbuf_put(b, "(", 1);

@@ -18,16 +18,17 @@ gv_status gv_flatten(const gv_node *t, const gv_node **out, size_t cap, size_t *
   out[--sp] = t;
   while (sp < N) {
     const gv_node *n = out[sp++];
-    if (gv__is_leaf_kind(n->kind)) {
+    if (gv__is_leaf(n)) {
       out[pos++] = n;
       continue;
     }
     const gv__cont *c = GV__CONT(n);
     size_t k = n->arity;
     if (c->depth == 1) { /* children are all leaves */
-      if (gv__is_dict_kind(n->kind) && n->kind != GV_ODICT && GV__CONT(c->meta)->perm) {
+      if ((n->kind == GV_DICT || n->kind == GV_DDICT) && GV__CONT(c->meta)->perm) {
         const uint32_t *perm = GV__CONT(c->meta)->perm;
-        for (size_t i = 0; i < k; i++) out[pos + i] = c->kids[perm[i]];
+        for (size_t i = 0; i < k; i++)
+          out[pos + i] = c->kids[perm[i]];
       } else {
         memcpy((void *)(out + pos), c->kids, k * sizeof *out);
       }
@@ -36,7 +37,7 @@ gv_status gv_flatten(const gv_node *t, const gv_node **out, size_t cap, size_t *
     }
     for (size_t i = k; i-- > 0;) {
       const gv_node *ch = gv__trav_child(n, i);
-      if (gv_num_leaves(ch)) out[--sp] = ch;
+      if (gv__num_leaves(ch)) out[--sp] = ch;
     }
   }
   return GV_OK;
@@ -46,12 +47,12 @@ gv_status gv_flatten(const gv_node *t, const gv_node **out, size_t cap, size_t *
 
 static gv_status gv__structure_pre(gv__walk *w, const gv_node *n, int *descend,
                                    const gv_node **res) {
-  if (n->flags & GV_F_STRUCTURE) {
+  if (gv__flags(n) & GV_F_STRUCTURE) {
     *descend = 0;
     *res = n;
     return GV_OK;
   }
-  if (gv__is_leaf_kind(n->kind)) {
+  if (gv__is_leaf(n)) {
     *descend = 0;
     return gv_star(w->a, res, w->err);
   }
@@ -60,7 +61,7 @@ static gv_status gv__structure_pre(gv__walk *w, const gv_node *n, int *descend,
 
 gv_status gv_structure(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
   if (!a || !t || !out) return gv__err(err, GV_EINVAL, "NULL argument");
-  if (t->flags & GV_F_STRUCTURE) {
+  if (gv__flags(t) & GV_F_STRUCTURE) {
     *out = t;
     return GV_OK;
   }
@@ -77,7 +78,7 @@ typedef struct gv__pack {
 
 static gv_status gv__pack_pre(gv__walk *w, const gv_node *n, int *descend, const gv_node **res) {
   gv__pack *p = w->ctx;
-  if (gv__is_leaf_kind(n->kind)) {
+  if (gv__is_leaf(n)) {
     *descend = 0;
     *res = p->leaves[p->next++];
     return GV_OK;
@@ -97,8 +98,7 @@ gv_status gv_pack_sequence_as(gv_arena *a, const gv_node *structure, const gv_no
     return gv__err(err, GV_ECOUNT, "too %s leaves: structure holds %llu, got %zu",
                    n < holds ? "few" : "many", (unsigned long long)holds, n);
   for (size_t i = 0; i < n; i++) {
-    if (!leaves[i] || !(leaves[i]->kind >= GV_NONE && leaves[i]->kind <= GV_CUSTOM))
-      return gv__err(err, GV_EINVAL, "leaf %zu is not a value node", i);
+    if (!gv__is_value(leaves[i])) return gv__err(err, GV_EINVAL, "leaf %zu is not a value node", i);
   }
   static const gv__walk_ops ops = {gv__pack_pre, NULL};
   gv__pack p = {leaves, 0};
@@ -114,7 +114,7 @@ typedef struct gv__pframe {
 
 static gv_status gv__walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx,
                                 gv_error *err) {
-  if (gv__is_leaf_kind(t->kind)) return fn(ctx, NULL, 0, t);
+  if (gv__is_leaf(t)) return fn(ctx, NULL, 0, t);
   gv__vec frames, path;
   gv__vec_init(&frames, sizeof(gv__pframe));
   gv__vec_init(&path, sizeof(const gv_node *));
@@ -130,11 +130,11 @@ static gv_status gv__walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, vo
     }
     size_t ix = gv__trav_index(f->node, f->next++);
     const gv_node *ch = GV__CONT(f->node)->kids[ix];
-    if (gv_num_leaves(ch) == 0) continue;
+    if (gv__num_leaves(ch) == 0) continue;
     const gv_node *entry;
     if ((s = gv__path_entry(a, f->node, ix, &entry)) != GV_OK) goto oom;
     if ((s = gv__vec_push(a, &path, &entry)) != GV_OK) goto oom;
-    if (gv__is_leaf_kind(ch->kind)) {
+    if (gv__is_leaf(ch)) {
       s = fn(ctx, path.p, path.len, ch);
       if (s != GV_OK) goto done;
       path.len--;
@@ -183,8 +183,10 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   gv__vec_init(&c.pairs, sizeof(const gv_node *));
   gv_mark m = gv_arena_mark(a);
   gv_status s = gv__walk_paths(a, t, gv__fwp_leaf, &c, err);
-  if (s == GV_OK) s = gv_list(a, c.pairs.p, c.pairs.len, out, err);
-  else if (s == GV_ENOMEM) gv__oom(err);
+  if (s == GV_OK)
+    s = gv_list(a, c.pairs.p, c.pairs.len, out, err);
+  else if (s == GV_ENOMEM)
+    gv__oom(err);
   gv__vec_free(a, &c.pairs);
   if (s != GV_OK) gv_arena_rollback(a, &m);
   return s;

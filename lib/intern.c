@@ -1,18 +1,30 @@
 /* intern.c -- the hash-cons table: open addressing (linear probing) over a
- * compact, creation-ordered entries array. A slot holds the high 32 bits of
- * the node's hash and its entry index + 1 (0 = empty). Because probing is
- * linear and rollback removes entries newest first, clearing a removed entry's
- * slot restores the table exactly; a table grown since the mark is shrunk back
- * and rehashed in creation order, which reproduces its earlier layout. */
+ * compact, creation-ordered entries array. A slot holds the high 32 bits of a
+ * hash and, in its low 32 bits, the entry index + 1 (0 = empty), with bit 31
+ * set on a secondary slot. Every entry has a primary slot under its node hash;
+ * an indexed sorted keyset also has a secondary slot under its set hash (see
+ * gv__secondary), placed right after its primary one.
+ *
+ * Because probing is linear and rollback removes entries newest first (each
+ * one's secondary slot, then its primary), clearing a removed entry's slots
+ * restores the table exactly; a table grown since the mark is shrunk back and
+ * rehashed in creation order, which reproduces its earlier layout. */
 #include "internal.h"
 
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
+#define GV__SLOT_SEC 0x80000000u
+#define GV__MAX_ENTRIES 0x7FFFFFFEu
+
 static size_t gv__slot_start(const gv_arena *a, uint64_t hash) {
   uint64_t x = (hash ^ a->seed) * 0x9E3779B97F4A7C15ull;
   unsigned bits = (unsigned)__builtin_ctzll((unsigned long long)a->nslots);
   return bits ? (size_t)(x >> (64 - bits)) : 0;
+}
+
+static uint64_t gv__slot(uint64_t hash, size_t idx, uint32_t sec) {
+  return ((hash >> 32) << 32) | (uint64_t)((uint32_t)(idx + 1) | sec);
 }
 
 static int gv__same(const gv_node *n, const gv__cand *c) {
@@ -32,7 +44,8 @@ static int gv__same(const gv_node *n, const gv__cand *c) {
            (c->len == 0 || memcmp(GV__BLOB(n)->data, c->data, c->len) == 0);
   default: {
     const gv__cont *k = GV__CONT(n);
-    return k->meta == c->meta && k->aux == c->aux &&
+    /* a keyset is its keys in order: its twin (meta) follows from them */
+    return (c->kind == GV_KEYSET || k->meta == c->meta) && k->aux == c->aux &&
            (c->arity == 0 || memcmp(k->kids, c->kids, c->arity * sizeof(gv_node *)) == 0);
   }
   }
@@ -51,7 +64,7 @@ const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c) {
       a->probe_nslots = a->nslots;
       return NULL;
     }
-    if ((s >> 32) == frag) {
+    if ((s >> 32) == frag && !((uint32_t)s & GV__SLOT_SEC)) {
       const gv_node *n = a->entries[(uint32_t)s - 1];
       if (gv__same(n, c)) {
         a->hits++;
@@ -62,22 +75,44 @@ const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c) {
   }
 }
 
-static void gv__place(gv_arena *a, size_t idx) {
-  const gv_node *n = a->entries[idx];
-  size_t mask = a->nslots - 1, i = gv__slot_start(a, n->hash);
+const gv_node *gv__intern_find_set(const gv_arena *a, uint64_t sethash, size_t n) {
+  if (a->nslots == 0) return NULL;
+  size_t mask = a->nslots - 1, i = gv__slot_start(a, sethash);
+  uint64_t frag = sethash >> 32;
+  for (;;) {
+    uint64_t s = a->slots[i];
+    if (s == 0) return NULL;
+    if ((s >> 32) == frag && ((uint32_t)s & GV__SLOT_SEC)) {
+      const gv_node *e = a->entries[((uint32_t)s & ~GV__SLOT_SEC) - 1];
+      uint64_t h2;
+      if (e->arity == n && gv__secondary(e, &h2) && h2 == sethash) return e;
+    }
+    i = (i + 1) & mask;
+  }
+}
+
+static void gv__place(gv_arena *a, uint64_t hash, size_t idx, uint32_t sec) {
+  size_t mask = a->nslots - 1, i = gv__slot_start(a, hash);
   while (a->slots[i] != 0)
     i = (i + 1) & mask;
-  a->slots[i] = ((n->hash >> 32) << 32) | (uint64_t)(idx + 1);
+  a->slots[i] = gv__slot(hash, idx, sec);
+}
+
+static void gv__place_entry(gv_arena *a, size_t idx) {
+  const gv_node *n = a->entries[idx];
+  uint64_t h2;
+  gv__place(a, n->hash, idx, 0);
+  if (gv__secondary(n, &h2)) gv__place(a, h2, idx, GV__SLOT_SEC);
 }
 
 static void gv__rehash(gv_arena *a) {
   memset(a->slots, 0, a->nslots * sizeof *a->slots);
   for (size_t i = 0; i < a->nentries; i++)
-    gv__place(a, i);
+    gv__place_entry(a, i);
 }
 
 gv_status gv__intern_reserve(gv_arena *a) {
-  if (a->nentries >= 0xFFFFFFFEu) return GV_ERANGE;
+  if (a->nentries >= GV__MAX_ENTRIES) return GV_ERANGE;
   if (a->nentries == a->entries_cap) {
     size_t cap = a->entries_cap ? a->entries_cap * 2 : 64;
     void *p = gv__raw_realloc(a, (void *)a->entries, a->entries_cap * sizeof *a->entries,
@@ -86,8 +121,8 @@ gv_status gv__intern_reserve(gv_arena *a) {
     a->entries = p;
     a->entries_cap = cap;
   }
-  /* load factor at most 3/4 after the next insert */
-  if ((a->nentries + 1) * 4 > a->nslots * 3) {
+  /* load factor at most 3/4 after the next insert (up to two slots) */
+  if ((a->nentries + a->nsecondary + 2) * 4 > a->nslots * 3) {
     size_t ns = a->nslots ? a->nslots * 2 : 128;
     uint64_t *p = gv__raw_alloc(a, ns * sizeof *p);
     if (!p) return GV_ENOMEM;
@@ -101,22 +136,45 @@ gv_status gv__intern_reserve(gv_arena *a) {
 
 void gv__intern_add(gv_arena *a, const gv_node *n) {
   size_t idx = a->nentries++;
+  uint64_t h2;
   a->entries[idx] = n;
   /* the slot a lookup just ended on is still the first empty one of the probe
    * path if the table has not been resized since and nothing filled it */
   if (a->probe_hash == n->hash && a->probe_nslots == a->nslots && a->slots[a->probe_slot] == 0) {
-    a->slots[a->probe_slot] = ((n->hash >> 32) << 32) | (uint64_t)(idx + 1);
+    a->slots[a->probe_slot] = gv__slot(n->hash, idx, 0);
     a->probe_nslots = 0;
-    return;
+  } else {
+    gv__place(a, n->hash, idx, 0);
   }
-  gv__place(a, idx);
+  if (gv__secondary(n, &h2)) {
+    gv__place(a, h2, idx, GV__SLOT_SEC);
+    a->nsecondary++;
+  }
+}
+
+/* Clears the slot of entry idx under hash (its last-placed slot there). */
+static void gv__unplace(gv_arena *a, uint64_t hash, size_t idx, uint32_t sec) {
+  size_t mask = a->nslots - 1, i = gv__slot_start(a, hash);
+  uint64_t want = gv__slot(hash, idx, sec);
+  while (a->slots[i] != want)
+    i = (i + 1) & mask;
+  a->slots[i] = 0;
 }
 
 void gv__intern_rollback(gv_arena *a, const gv_mark *m) {
   a->probe_nslots = 0;
+  while (a->nentries > m->nodes) {
+    size_t idx = --a->nentries;
+    const gv_node *n = a->entries[idx];
+    uint64_t h2;
+    int sec = gv__secondary(n, &h2);
+    if (sec) a->nsecondary--;
+    if (a->nslots > m->table_slots) continue; /* rehashed below */
+    if (sec) gv__unplace(a, h2, idx, GV__SLOT_SEC);
+    gv__unplace(a, n->hash, idx, 0);
+  }
   if (a->nslots > m->table_slots) {
     /* shrink back (a shrink never fails), then rebuild the old layout */
-    a->nentries = m->nodes;
     if (m->table_slots == 0) {
       gv__raw_free(a, a->slots, a->nslots * sizeof *a->slots);
       a->slots = NULL;
@@ -126,16 +184,6 @@ void gv__intern_rollback(gv_arena *a, const gv_mark *m) {
                                  m->table_slots * sizeof *a->slots);
       a->nslots = m->table_slots;
       gv__rehash(a);
-    }
-  } else {
-    size_t mask = a->nslots - 1;
-    while (a->nentries > m->nodes) {
-      size_t idx = --a->nentries;
-      const gv_node *n = a->entries[idx];
-      size_t i = gv__slot_start(a, n->hash);
-      while ((uint32_t)a->slots[i] != idx + 1)
-        i = (i + 1) & mask;
-      a->slots[i] = 0;
     }
   }
   if (a->entries_cap > m->entries_cap) {
@@ -157,6 +205,7 @@ uint64_t gv__intern_digest(const gv_arena *a) {
   if (a->nentries) XXH3_64bits_update(&st, a->entries, a->nentries * sizeof *a->entries);
   XXH3_64bits_update(&st, &a->nslots, sizeof a->nslots);
   if (a->nslots) XXH3_64bits_update(&st, a->slots, a->nslots * sizeof *a->slots);
+  XXH3_64bits_update(&st, &a->nsecondary, sizeof a->nsecondary);
   return XXH3_64bits_digest(&st);
 }
 
@@ -165,5 +214,5 @@ void gv__intern_free(gv_arena *a) {
   gv__raw_free(a, a->slots, a->nslots * sizeof *a->slots);
   a->entries = NULL;
   a->slots = NULL;
-  a->nentries = a->entries_cap = a->nslots = 0;
+  a->nentries = a->entries_cap = a->nslots = a->nsecondary = 0;
 }

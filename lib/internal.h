@@ -44,7 +44,10 @@ typedef struct gv__blob {
  *   deque:        meta NULL, aux maxlen (int node) or NULL for None
  *   custom:       meta ctype, aux NULL
  *   keyset:       kids = keys in insertion order; meta = sorted twin (NULL
- *                 means itself); perm = sorted order (NULL when sorted)
+ *                 means itself); perm = sorted order (NULL when sorted).
+ *                 An indexed keyset (sorted, GV__KS_INDEX_MIN keys or more)
+ *                 has its rank index right after its kids and a secondary
+ *                 intern slot under its sethash.
  *   schema:       kids = [type name, field names...]
  *   ctype:        kids = [type name, keyset or NULL, explicit meta or NULL]
  *                 (arity 3 always; kids may be NULL) */
@@ -52,7 +55,10 @@ typedef struct gv__cont {
   gv_node h;
   uint32_t depth;
   uint32_t reserved;
-  uint64_t num_leaves;
+  union {
+    uint64_t num_leaves; /* value kinds */
+    uint64_t sethash;    /* indexed keysets: the order-free hash of the keys */
+  };
   const gv_node *meta;
   const gv_node *aux;
   union {
@@ -62,9 +68,147 @@ typedef struct gv__cont {
   const gv_node *kids[];
 } gv__cont;
 
+/* keyset aux16 bits */
+#define GV__KS_SORTED 1u  /* insertion order is the key order */
+#define GV__KS_MIXED 2u   /* keys of several classes: ordered by type name first */
+#define GV__KS_INDEXED 4u /* registered under its set hash, with a rank index */
+#define GV__KS_INDEX_MIN 8u
+
 #define GV__CONT(n) ((const gv__cont *)(const void *)(n))
 #define GV__SCALAR(n) ((const gv__scalar *)(const void *)(n))
 #define GV__BLOB(n) ((const gv__blob *)(const void *)(n))
+
+/* ---------------------------------------------------------------------------
+ * Immediate leaves. None, bool and *, and every int, float and handle whose
+ * payload fits, are not allocated at all: the pointer word is the value.
+ *   bit 0       1 (allocated nodes are 8-byte aligned: their bit 0 is 0)
+ *   bits 1..5   the kind
+ *   bits 8..63  the payload: an int in 56-bit two's complement, a handle
+ *               below 2^56; a float keeps its own top 56 bits and must have
+ *               its low 8 bits 0 (1.0, 0.5, -2.0 and every NaN do)
+ * Whether a value is immediate depends on the value alone, so each leaf still
+ * has exactly one representation and equal leaves are equal pointers. Its
+ * hash, flags and payload are computed from the word; gv_arena_node_at() and
+ * the node count do not see immediates. So: a `const gv_node *` may point
+ * nowhere. Read it through gv__kind(), gv__hash(), gv__flags(), gv__arity()
+ * and gv__sval() unless it is known to be a container or a str/bytes.
+ * Immediates need a 64-bit pointer; elsewhere every leaf is allocated.
+ * ------------------------------------------------------------------------- */
+
+#if UINTPTR_MAX >= UINT64_MAX
+#define GV__HAVE_IMM 1
+#else
+#define GV__HAVE_IMM 0
+#endif
+#define GV__IMM_INT_MIN (-(INT64_C(1) << 55))
+#define GV__IMM_INT_END (INT64_C(1) << 55)
+
+static inline uint64_t gv__word(const gv_node *n) {
+  return (uint64_t)(uintptr_t)(const void *)n;
+}
+static inline int gv__is_imm(const gv_node *n) {
+  return (gv__word(n) & 1u) != 0;
+}
+static inline unsigned gv__imm_kind(const gv_node *n) {
+  return (unsigned)(gv__word(n) >> 1) & 31u;
+}
+/* The payload bits of an immediate, as a boxed scalar stores them in v.u. */
+static inline uint64_t gv__imm_payload(const gv_node *n) {
+  uint64_t w = gv__word(n);
+  switch (gv__imm_kind(n)) {
+  case GV_FLOAT:
+    return w & ~(uint64_t)0xFF;
+  case GV_INT: /* sign-extend 56 bits */
+    return ((w >> 8) ^ (UINT64_C(1) << 55)) - (UINT64_C(1) << 55);
+  default:
+    return w >> 8;
+  }
+}
+/* The immediate for scalar kind with payload bits u, or NULL when the value
+ * must be allocated. */
+static inline const gv_node *gv__imm(unsigned kind, uint64_t u) {
+#if GV__HAVE_IMM
+  uint64_t tag = ((uint64_t)kind << 1) | 1u;
+  switch (kind) {
+  case GV_INT: {
+    uint64_t biased = u + (UINT64_C(1) << 55); /* in range iff below 2^56 */
+    if (biased >> 56) return NULL;
+    return (const gv_node *)(uintptr_t)((u << 8) | tag);
+  }
+  case GV_FLOAT:
+    if (u & 0xFF) return NULL;
+    return (const gv_node *)(uintptr_t)(u | tag);
+  case GV_HANDLE:
+    if (u >> 56) return NULL;
+    return (const gv_node *)(uintptr_t)((u << 8) | tag);
+  case GV_NONE:
+  case GV_BOOL:
+  case GV_STAR:
+    return (const gv_node *)(uintptr_t)((u << 8) | tag);
+  default:
+    return NULL;
+  }
+#else
+  (void)kind;
+  (void)u;
+  return NULL;
+#endif
+}
+/* An immediate word that gv__imm() could have made (for checking pointers a
+ * caller hands in). */
+static inline int gv__imm_valid(const gv_node *n) {
+  uint64_t w = gv__word(n);
+  if (w & 0xC0u) return 0;
+  unsigned k = gv__imm_kind(n);
+  switch (k) {
+  case GV_INT:
+  case GV_FLOAT:
+  case GV_HANDLE:
+    return GV__HAVE_IMM;
+  case GV_BOOL:
+    return GV__HAVE_IMM && (w >> 8) <= 1;
+  case GV_NONE:
+  case GV_STAR:
+    return GV__HAVE_IMM && (w >> 8) == 0;
+  default:
+    return 0;
+  }
+}
+
+static inline unsigned gv__leaf_flags(unsigned kind) {
+  return GV_F_CANONICAL | (kind == GV_STAR ? GV_F_STRUCTURE : 0u) |
+         (kind == GV_NONE ? GV_F_HAS_NONE : 0u);
+}
+static inline unsigned gv__kind(const gv_node *n) {
+  return gv__is_imm(n) ? gv__imm_kind(n) : n->kind;
+}
+static inline unsigned gv__flags(const gv_node *n) {
+  return gv__is_imm(n) ? gv__leaf_flags(gv__imm_kind(n)) : n->flags;
+}
+static inline uint32_t gv__arity(const gv_node *n) {
+  return gv__is_imm(n) ? 0u : n->arity;
+}
+/* Stable hash of a scalar leaf (node.c); what gv_hash() gives for it. */
+uint64_t gv__hash_scalar(unsigned kind, uint64_t payload);
+static inline uint64_t gv__hash(const gv_node *n) {
+  return gv__is_imm(n) ? gv__hash_scalar(gv__imm_kind(n), gv__imm_payload(n)) : n->hash;
+}
+/* Payload bits of a scalar leaf (None, bool, int, float, handle, *). */
+static inline uint64_t gv__sval(const gv_node *n) {
+  return gv__is_imm(n) ? gv__imm_payload(n) : GV__SCALAR(n)->v.u;
+}
+static inline int64_t gv__ival(const gv_node *n) {
+  uint64_t u = gv__sval(n);
+  int64_t v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+static inline double gv__fval(const gv_node *n) {
+  uint64_t u = gv__sval(n);
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
 
 static inline int gv__is_container_kind(unsigned k) {
   return k >= GV_LIST && k <= GV_CUSTOM;
@@ -75,10 +219,27 @@ static inline int gv__is_dict_kind(unsigned k) {
 static inline int gv__is_leaf_kind(unsigned k) {
   return k >= GV_NONE && k <= GV_STAR;
 }
+/* Shorthands on nodes (immediates included). */
+static inline int gv__is_leaf(const gv_node *n) {
+  return gv__is_imm(n) || n->kind <= GV_STAR;
+}
+static inline int gv__is_container(const gv_node *n) {
+  return !gv__is_imm(n) && gv__is_container_kind(n->kind);
+}
+/* A value node (leaf or container; not metadata), NULL and bad words refused. */
+static inline int gv__is_value(const gv_node *n) {
+  if (!n) return 0;
+  if (gv__is_imm(n)) return gv__imm_valid(n);
+  return n->kind >= GV_NONE && n->kind <= GV_CUSTOM;
+}
 
+/* Leaves under n as flatten counts them (a leaf counts 1). */
+static inline uint64_t gv__num_leaves(const gv_node *n) {
+  return gv__is_container(n) ? GV__CONT(n)->num_leaves : 1;
+}
 /* Keyset of a dict kind, or NULL. */
 static inline const gv__cont *gv__keyset_of(const gv_node *n) {
-  return gv__is_dict_kind(n->kind) ? GV__CONT(GV__CONT(n)->meta) : NULL;
+  return gv__is_dict_kind(gv__kind(n)) ? GV__CONT(GV__CONT(n)->meta) : NULL;
 }
 /* Insertion index of the i-th child in traversal order. */
 static inline size_t gv__trav_index(const gv_node *n, size_t i) {
@@ -91,6 +252,28 @@ static inline size_t gv__trav_index(const gv_node *n, size_t i) {
 /* Child of n at traversal position i. */
 static inline const gv_node *gv__trav_child(const gv_node *n, size_t i) {
   return GV__CONT(n)->kids[gv__trav_index(n, i)];
+}
+
+/* Keysets with a set-hash registration: a shuffled keyset of the same keys
+ * finds its sorted twin through it and gets its permutation from the twin's
+ * rank index (open addressing over key pointers, rank + 1 per slot) without
+ * sorting. */
+static inline int gv__secondary(const gv_node *n, uint64_t *h2) {
+  if (n->kind != GV_KEYSET || !(n->aux16 & GV__KS_INDEXED)) return 0;
+  *h2 = GV__CONT(n)->sethash;
+  return 1;
+}
+static inline size_t gv__rank_cap(size_t n) {
+  size_t c = 16;
+  while (c < 2 * n)
+    c *= 2;
+  return c;
+}
+static inline size_t gv__rank_slot(const gv_node *k, size_t mask) {
+  return (size_t)((gv__word(k) * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
+}
+static inline const uint32_t *gv__rank_index(const gv__cont *ks) {
+  return (const uint32_t *)(const void *)(ks->kids + ks->h.arity);
 }
 
 /* ---------------------------------------------------------------------------
@@ -119,6 +302,7 @@ struct gv_arena {
   uint64_t *slots; /* (hash >> 32) << 32 | (entry index + 1); 0 = empty */
   size_t nslots;   /* power of two (or 0) */
   uint64_t lookups, hits;
+  size_t nsecondary; /* entries that also have a secondary slot */
   /* where the last missed lookup ended (an empty slot), to insert without a second probe */
   uint64_t probe_hash;
   size_t probe_slot, probe_nslots;
@@ -152,6 +336,9 @@ typedef struct gv__cand {
   size_t len;
 } gv__cand;
 const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c);
+/* The indexed sorted keyset of n keys registered under sethash, or NULL (the
+ * caller checks that its keys are the ones it has). */
+const gv_node *gv__intern_find_set(const gv_arena *a, uint64_t sethash, size_t n);
 gv_status gv__intern_reserve(gv_arena *a); /* room for one more entry */
 void gv__intern_add(gv_arena *a, const gv_node *n);
 void gv__intern_rollback(gv_arena *a, const gv_mark *m);

@@ -2,14 +2,10 @@
 #include "internal.h"
 
 #include <math.h>
-#define XXH_STATIC_LINKING_ONLY
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #define GV__HASH_SEED 0x67726f7665763031ull /* "grovev01" */
-
-/* keyset aux16 bits */
-#define GV__KS_SORTED 1u
-#define GV__KS_MIXED 2u
 
 /* ---------------------------------------------------------------------------
  * Stable hashing: XXH3-64 over a canonical little-endian byte string.
@@ -20,11 +16,20 @@ static void gv__le64(unsigned char *p, uint64_t v) {
     p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint64_t gv__hash_scalar(unsigned kind, uint64_t payload) {
+uint64_t gv__hash_scalar(unsigned kind, uint64_t payload) {
   unsigned char b[16];
   gv__le64(b, kind);
   gv__le64(b + 8, payload);
   return XXH3_64bits_withSeed(b, sizeof b, GV__HASH_SEED);
+}
+
+/* The set hash of n keys whose hashes add up to acc (in-process only). */
+static uint64_t gv__set_hash(uint64_t acc, size_t n) {
+  uint64_t x = acc ^ ((uint64_t)n * 0x9E3779B97F4A7C15ull);
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return x;
 }
 
 static uint64_t gv__hash_blob(unsigned kind, const void *p, size_t len) {
@@ -33,16 +38,23 @@ static uint64_t gv__hash_blob(unsigned kind, const void *p, size_t len) {
   return XXH3_64bits_withSeed(p, len, seed);
 }
 
-static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node *aux,
-                              const gv_node *const *kids, size_t n) {
+/* Hash of a container or metadata node. With sum non-NULL, *sum also gets
+ * the order-free set hash of the children (keysets). */
+static uint64_t gv__hash_cont_sum(unsigned kind, const gv_node *meta, const gv_node *aux,
+                                  const gv_node *const *kids, size_t n, uint64_t *sum) {
   enum { BLK = 64 };
   unsigned char b[8 * (BLK + 3)];
+  uint64_t acc = 0;
   gv__le64(b, (uint64_t)kind | ((uint64_t)n << 8));
-  gv__le64(b + 8, meta ? meta->hash : 0);
-  gv__le64(b + 16, aux ? aux->hash : 0);
+  gv__le64(b + 8, meta ? gv__hash(meta) : 0);
+  gv__le64(b + 16, aux ? gv__hash(aux) : 0);
   if (n <= BLK) {
-    for (size_t i = 0; i < n; i++)
-      gv__le64(b + 24 + 8 * i, kids[i] ? kids[i]->hash : 0);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t h = kids[i] ? gv__hash(kids[i]) : 0;
+      acc += h;
+      gv__le64(b + 24 + 8 * i, h);
+    }
+    if (sum) *sum = gv__set_hash(acc, n);
     return XXH3_64bits_withSeed(b, 24 + 8 * n, GV__HASH_SEED);
   }
   XXH3_state_t st;
@@ -51,11 +63,20 @@ static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node 
   XXH3_64bits_update(&st, b, 24);
   for (size_t i = 0; i < n; i += BLK) {
     size_t m = n - i < BLK ? n - i : BLK;
-    for (size_t j = 0; j < m; j++)
-      gv__le64(b + 8 * j, kids[i + j] ? kids[i + j]->hash : 0);
+    for (size_t j = 0; j < m; j++) {
+      uint64_t h = kids[i + j] ? gv__hash(kids[i + j]) : 0;
+      acc += h;
+      gv__le64(b + 8 * j, h);
+    }
     XXH3_64bits_update(&st, b, 8 * m);
   }
+  if (sum) *sum = gv__set_hash(acc, n);
   return XXH3_64bits_digest(&st);
+}
+
+static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node *aux,
+                              const gv_node *const *kids, size_t n) {
+  return gv__hash_cont_sum(kind, meta, aux, kids, n, NULL);
 }
 
 /* Dict kinds hash their children in traversal order separately (vhash), so a
@@ -69,7 +90,7 @@ static uint64_t gv__hash_vals(const gv_node *const *kids, size_t n, const uint32
   for (size_t i = 0; i < n; i += BLK) {
     size_t m = n - i < BLK ? n - i : BLK;
     for (size_t j = 0; j < m; j++)
-      gv__le64(b + 8 * j, kids[perm ? perm[i + j] : i + j]->hash);
+      gv__le64(b + 8 * j, gv__hash(kids[perm ? perm[i + j] : i + j]));
     XXH3_64bits_update(&st, b, 8 * m);
   }
   return XXH3_64bits_digest(&st);
@@ -92,6 +113,11 @@ static uint64_t gv__hash_dict(unsigned kind, size_t n, const gv_node *meta, cons
 static gv_status gv__leaf(gv_arena *a, unsigned kind, uint64_t u, const gv_node **out,
                           gv_error *err) {
   if (!a || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  const gv_node *imm = gv__imm(kind, u);
+  if (imm) {
+    *out = imm;
+    return GV_OK;
+  }
   gv__cand c;
   c.hash = gv__hash_scalar(kind, u);
   c.kind = kind;
@@ -110,8 +136,7 @@ static gv_status gv__leaf(gv_arena *a, unsigned kind, uint64_t u, const gv_node 
   }
   s->h.hash = c.hash;
   s->h.kind = (uint8_t)kind;
-  s->h.flags = (uint8_t)(GV_F_CANONICAL | (kind == GV_STAR ? GV_F_STRUCTURE : 0) |
-                         (kind == GV_NONE ? GV_F_HAS_NONE : 0));
+  s->h.flags = (uint8_t)gv__leaf_flags(kind);
   s->h.aux16 = 0;
   s->h.arity = 0;
   s->v.u = u;
@@ -229,23 +254,21 @@ gv_status gv_bytes(gv_arena *a, const void *p, size_t len, const gv_node **out, 
  * Containers and metadata nodes
  * ------------------------------------------------------------------------- */
 
-static int gv__is_value(const gv_node *n) {
-  return n && n->kind >= GV_NONE && n->kind <= GV_CUSTOM;
-}
-
 static unsigned gv__child_flag_mask(unsigned kind) {
   (void)kind;
   return GV_F_CANONICAL | GV_F_STRUCTURE;
 }
 
-/* Interns a container (value kinds: kids must be values) or a metadata node
- * (kids may be NULL for ctype). perm (keysets) is copied into the arena. */
-static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                            const gv_node *const *kids, size_t n, const uint32_t *perm,
-                            uint16_t aux16, const uint64_t *vhash_in, const gv_node **out,
-                            gv_error *err) {
-  if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
-  if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
+/* What a container learns from its children: leaves, depth, flags. */
+typedef struct gv__kids_info {
+  uint64_t leaves;
+  size_t depth;
+  unsigned all, any;
+  int shape;
+} gv__kids_info;
+
+static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t n,
+                               gv__kids_info *ki, gv_error *err) {
   int value = gv__is_container_kind(kind);
   uint64_t leaves = 0;
   size_t depth = 0;
@@ -257,24 +280,57 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
       if (kind == GV_CTYPE) continue;
       return gv__err(err, GV_EINVAL, "NULL child %zu", i);
     }
+    if (gv__is_imm(k)) {
+      if (!gv__imm_valid(k)) return gv__err(err, GV_EINVAL, "child %zu is not a node", i);
+      unsigned kk = gv__imm_kind(k), f = gv__leaf_flags(kk);
+      all &= f;
+      any |= f & GV_F_HAS_NONE;
+      if (kk == GV_FLOAT || kk == GV_HANDLE || kk == GV_STAR) shape = 0;
+      leaves++;
+      continue;
+    }
     if (value && !gv__is_value(k))
       return gv__err(err, GV_EINVAL, "child %zu is not a value node", i);
     all &= k->flags;
     any |= k->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE);
-    if (shape && k->kind != GV_INT && k->kind != GV_BOOL && k->kind != GV_NONE) shape = 0;
-    uint64_t nl = gv__is_leaf_kind(k->kind) ? 1 : GV__CONT(k)->num_leaves;
-    size_t d = gv__is_leaf_kind(k->kind) ? 0 : GV__CONT(k)->depth;
-    if (nl > UINT64_MAX - leaves) return gv__err(err, GV_ERANGE, "too many leaves");
-    leaves += nl;
+    unsigned kk = k->kind;
+    if (shape && kk != GV_INT && kk != GV_BOOL && kk != GV_NONE) shape = 0;
+    if (gv__is_leaf_kind(kk)) {
+      leaves++;
+      continue;
+    }
+    uint64_t nl = GV__CONT(k)->num_leaves;
+    size_t d = GV__CONT(k)->depth;
+    if (gv__is_container_kind(kk)) {
+      if (nl > UINT64_MAX - leaves) return gv__err(err, GV_ERANGE, "too many leaves");
+      leaves += nl;
+    }
     if (d > depth) depth = d;
   }
-  depth++;
-  if (depth > a->max_depth || depth > UINT32_MAX)
+  ki->leaves = leaves;
+  ki->depth = depth + 1;
+  ki->all = all;
+  ki->any = any;
+  ki->shape = shape;
+  return GV_OK;
+}
+
+/* Interns a container (value kinds: kids must be values) or a metadata node
+ * other than a keyset (kids may be NULL for ctype). */
+static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                            const gv_node *const *kids, size_t n, const uint64_t *vhash_in,
+                            const gv_node **out, gv_error *err) {
+  if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
+  if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
+  gv__kids_info ki;
+  gv_status st = gv__scan_kids(kind, kids, n, &ki, err);
+  if (st != GV_OK) return st;
+  if (ki.depth > a->max_depth || ki.depth > UINT32_MAX)
     return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
   unsigned flags = 0;
-  if (value) {
-    flags = (all & gv__child_flag_mask(kind)) | any | (shape ? GV_F_SHAPE : 0);
-    if (all & GV_F_CANONICAL) flags |= GV__F_KIDS_CANONICAL;
+  if (gv__is_container_kind(kind)) {
+    flags = (ki.all & gv__child_flag_mask(kind)) | ki.any | (ki.shape ? GV_F_SHAPE : 0);
+    if (ki.all & GV_F_CANONICAL) flags |= GV__F_KIDS_CANONICAL;
     if ((kind == GV_DICT || kind == GV_DDICT) && !(meta->aux16 & GV__KS_SORTED))
       flags &= ~GV_F_CANONICAL;
   }
@@ -298,27 +354,22 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
     return GV_OK;
   }
   if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
-  uint32_t *pcopy = NULL;
-  if (perm) {
-    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(err);
-    memcpy(pcopy, perm, n * sizeof *pcopy);
-  }
   gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *));
   if (!k) return gv__oom(err);
   k->h.hash = c.hash;
   k->h.kind = (uint8_t)kind;
   k->h.flags = (uint8_t)flags;
-  k->h.aux16 = aux16;
+  k->h.aux16 = 0;
   k->h.arity = (uint32_t)n;
-  k->depth = (uint32_t)depth;
+  k->depth = (uint32_t)ki.depth;
   k->reserved = 0;
-  k->num_leaves = leaves;
+  k->num_leaves = ki.leaves;
   k->meta = meta;
   k->aux = aux;
   if (gv__is_dict_kind(kind))
     k->vhash = vhash;
   else
-    k->perm = pcopy;
+    k->perm = NULL;
   if (n) memcpy((void *)k->kids, kids, n * sizeof(gv_node *));
   gv__intern_add(a, &k->h);
   *out = &k->h;
@@ -326,9 +377,9 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
 }
 
 static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                          const gv_node *const *kids, size_t n, const uint32_t *perm,
-                          uint16_t aux16, const gv_node **out, gv_error *err) {
-  return gv__make_h(a, kind, meta, aux, kids, n, perm, aux16, NULL, out, err);
+                          const gv_node *const *kids, size_t n, const gv_node **out,
+                          gv_error *err) {
+  return gv__make_h(a, kind, meta, aux, kids, n, NULL, out, err);
 }
 
 /* Runs a builder under a mark: on failure the arena is rolled back. */
@@ -348,7 +399,7 @@ static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const
 enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
 
 static int gv__key_class(const gv_node *k) {
-  switch (k->kind) {
+  switch (gv__kind(k)) {
   case GV_NONE:
     return GV__KC_NONE;
   case GV_BOOL:
@@ -368,7 +419,7 @@ static int gv__key_class(const gv_node *k) {
 
 /* Python type-name rank: NoneType < bool < bytes < float < int < str < tuple. */
 static int gv__type_rank(const gv_node *k) {
-  switch (k->kind) {
+  switch (gv__kind(k)) {
   case GV_NONE:
     return 0;
   case GV_BOOL:
@@ -387,20 +438,20 @@ static int gv__type_rank(const gv_node *k) {
 }
 
 static int gv__num_cmp(const gv_node *x, const gv_node *y) {
-  int xf = x->kind == GV_FLOAT, yf = y->kind == GV_FLOAT;
+  int xf = gv__kind(x) == GV_FLOAT, yf = gv__kind(y) == GV_FLOAT;
   if (!xf && !yf) {
-    int64_t a = GV__SCALAR(x)->v.i, b = GV__SCALAR(y)->v.i;
+    int64_t a = gv__ival(x), b = gv__ival(y);
     return (a > b) - (a < b);
   }
   if (xf && yf) {
-    double a = GV__SCALAR(x)->v.f, b = GV__SCALAR(y)->v.f;
+    double a = gv__fval(x), b = gv__fval(y);
     if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
     return (a > b) - (a < b);
   }
   /* exactly one float: compare int i with double d exactly */
   int sign = xf ? -1 : 1;
-  int64_t i = GV__SCALAR(xf ? y : x)->v.i;
-  double d = GV__SCALAR(xf ? x : y)->v.f;
+  int64_t i = gv__ival(xf ? y : x);
+  double d = gv__fval(xf ? x : y);
   int r;
   if (isnan(d) || d >= 9223372036854775808.0)
     r = -1;
@@ -443,8 +494,10 @@ int gv_key_cmp(const gv_node *x, const gv_node *y) {
     }
     return (nx > ny) - (nx < ny);
   }
-  default: /* not keys: by hash, for a total order all the same */
-    return (x->hash > y->hash) - (x->hash < y->hash);
+  default: { /* not keys: by hash, for a total order all the same */
+    uint64_t hx = gv__hash(x), hy = gv__hash(y);
+    return (hx > hy) - (hx < hy);
+  }
   }
 }
 
@@ -460,6 +513,7 @@ static int gv__key_cmp_mixed(const gv_node *x, const gv_node *y) {
 
 bool gv_is_key(const gv_node *n) {
   if (!n) return false;
+  if (gv__is_imm(n)) return gv__imm_valid(n) && gv__key_class(n) != GV__KC_BAD;
   if (n->kind != GV_TUPLE) return gv__key_class(n) != GV__KC_BAD;
   if (GV__CONT(n)->depth > GV_MAX_KEY_DEPTH) return false;
   for (size_t i = 0; i < n->arity; i++)
@@ -501,7 +555,7 @@ typedef struct gv__pk {
 } gv__pk;
 
 static uint64_t gv__prefix(const gv_node *k) {
-  if (k->kind == GV_INT) return GV__SCALAR(k)->v.u ^ (UINT64_C(1) << 63);
+  if (gv__kind(k) == GV_INT) return gv__sval(k) ^ (UINT64_C(1) << 63);
   const unsigned char *p = (const unsigned char *)GV__BLOB(k)->data;
   size_t len = GV__BLOB(k)->len;
   uint64_t v = 0;
@@ -540,14 +594,90 @@ static void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *
     idx[i] = src[i].idx;
 }
 
+/* Allocates and interns a keyset known to be absent. twin NULL and perm NULL:
+ * a sorted keyset (indexed from GV__KS_INDEX_MIN keys on); else twin is its
+ * sorted twin and perm its sorted order. */
+static gv_status gv__keyset_new(gv_arena *a, const gv_node *const *keys, size_t n, uint64_t hash,
+                                uint64_t sethash, const gv_node *twin, const uint32_t *perm,
+                                unsigned bits, const gv_node **out, gv_error *err) {
+  gv__kids_info ki;
+  gv_status st = gv__scan_kids(GV_KEYSET, keys, n, &ki, err);
+  if (st != GV_OK) return st;
+  int indexed = !perm && n >= GV__KS_INDEX_MIN;
+  size_t cap = indexed ? gv__rank_cap(n) : 0;
+  if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
+  uint32_t *pcopy = NULL;
+  if (perm) {
+    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(err);
+    memcpy(pcopy, perm, n * sizeof *pcopy);
+  }
+  gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *) + cap * sizeof(uint32_t));
+  if (!k) return gv__oom(err);
+  k->h.hash = hash;
+  k->h.kind = GV_KEYSET;
+  k->h.flags = 0;
+  k->h.aux16 = (uint16_t)(bits | (perm ? 0u : GV__KS_SORTED) | (indexed ? GV__KS_INDEXED : 0u));
+  k->h.arity = (uint32_t)n;
+  k->depth = (uint32_t)ki.depth;
+  k->reserved = 0;
+  k->sethash = sethash;
+  k->meta = twin;
+  k->aux = NULL;
+  k->perm = pcopy;
+  if (n) memcpy((void *)k->kids, keys, n * sizeof(gv_node *));
+  if (indexed) {
+    uint32_t *ix = (uint32_t *)(void *)(k->kids + n);
+    size_t mask = cap - 1;
+    memset(ix, 0, cap * sizeof *ix);
+    for (size_t r = 0; r < n; r++) {
+      size_t i = gv__rank_slot(keys[r], mask);
+      while (ix[i])
+        i = (i + 1) & mask;
+      ix[i] = (uint32_t)(r + 1);
+    }
+  }
+  gv__intern_add(a, &k->h);
+  *out = &k->h;
+  return GV_OK;
+}
+
+/* The sorted order of keys through twin's rank index: perm[r] = the position
+ * in keys of twin's key r. 0 unless keys are exactly a permutation of twin's
+ * keys (the same nodes). */
+static int gv__perm_from_twin(const gv_node *twin, const gv_node *const *keys, size_t n,
+                              uint32_t *perm) {
+  const gv__cont *t = GV__CONT(twin);
+  const uint32_t *ix = gv__rank_index(t);
+  size_t mask = gv__rank_cap(n) - 1;
+  for (size_t r = 0; r < n; r++)
+    perm[r] = UINT32_MAX;
+  for (size_t j = 0; j < n; j++) {
+    const gv_node *k = keys[j];
+    size_t i = gv__rank_slot(k, mask);
+    uint32_t r;
+    for (;;) {
+      r = ix[i];
+      if (r == 0) return 0;
+      if (t->kids[r - 1] == k) break;
+      i = (i + 1) & mask;
+    }
+    if (perm[r - 1] != UINT32_MAX) return 0; /* a key given twice */
+    perm[r - 1] = (uint32_t)j;
+  }
+  return 1;
+}
+
 /* The keyset of keys[0..n): interned, with its sorted order and sorted twin. */
 /* known: -1, or the aux16 bits of keys already known to be sorted. */
 static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, int known,
                             const gv_node **out, gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many keys: %zu", n);
   if (n && !keys) return gv__err(err, GV_EINVAL, "NULL keys");
+  for (size_t i = 0; i < n; i++)
+    if (!keys[i]) return gv__err(err, GV_EINVAL, "key %zu is NULL", i);
   gv__cand c;
-  c.hash = gv__hash_cont(GV_KEYSET, NULL, NULL, keys, n);
+  uint64_t sethash;
+  c.hash = gv__hash_cont_sum(GV_KEYSET, NULL, NULL, keys, n, &sethash);
   c.kind = GV_KEYSET;
   c.arity = n;
   c.meta = c.aux = NULL;
@@ -558,19 +688,19 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     return GV_OK;
   }
   if (known >= 0)
-    return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, (uint16_t)known, out, err);
+    return gv__keyset_new(a, keys, n, c.hash, sethash, NULL, NULL, (unsigned)known, out, err);
   unsigned classes = 0, kinds = 0;
   for (size_t i = 0; i < n; i++) {
-    kinds |= 1u << keys[i]->kind;
     if (!gv_is_key(keys[i])) {
       return gv__err(err, GV_EINVAL, "key %zu is not hashable (a %s)", i,
-                     keys[i] ? gv_type_name(keys[i], NULL) : "NULL");
+                     gv_type_name(keys[i], NULL));
     }
+    kinds |= 1u << gv__kind(keys[i]);
     classes |= 1u << gv__key_class(keys[i]);
   }
   int mixed = (classes & (classes - 1)) != 0;
   if (n < 2) /* nothing to sort or repeat */
-    return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, GV__KS_SORTED, out, err);
+    return gv__keyset_new(a, keys, n, c.hash, sethash, NULL, NULL, 0, out, err);
   /* tmp: twin keys[n] | idx[n] | merge[n] (or prefix pairs[2n]) */
   if (n > SIZE_MAX / 64) return gv__oom(err);
   char *t = gv__tmp(a, n * (sizeof(gv_node *) + sizeof(uint32_t) + 2 * sizeof(gv__pk)));
@@ -578,6 +708,12 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
   const gv_node **sorted = (const gv_node **)(void *)t;
   gv__pk *pk = (gv__pk *)(void *)(t + n * sizeof(gv_node *));
   uint32_t *idx = (uint32_t *)(void *)(pk + 2 * n), *merge = (uint32_t *)(void *)pk;
+  if (n >= GV__KS_INDEX_MIN) {
+    /* the same keys in another order may be here already: no sort needed */
+    const gv_node *twin = gv__intern_find_set(a, sethash, n);
+    if (twin && gv__perm_from_twin(twin, keys, n, idx))
+      return gv__keyset_new(a, keys, n, c.hash, 0, twin, idx, twin->aux16 & GV__KS_MIXED, out, err);
+  }
   if (kinds == 1u << GV_STR || kinds == 1u << GV_BYTES || kinds == 1u << GV_INT) {
     gv__sort_prefix(idx, pk, n, keys);
   } else {
@@ -603,13 +739,12 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     if (idx[i] != i) is_sorted = 0;
     sorted[i] = keys[idx[i]];
   }
-  uint16_t bits = (uint16_t)(mixed ? GV__KS_MIXED : 0);
-  if (is_sorted)
-    return gv__make(a, GV_KEYSET, NULL, NULL, keys, n, NULL, bits | GV__KS_SORTED, out, err);
+  unsigned bits = mixed ? GV__KS_MIXED : 0u;
+  if (is_sorted) return gv__keyset_new(a, keys, n, c.hash, sethash, NULL, NULL, bits, out, err);
   const gv_node *twin;
-  gv_status s = gv__keyset(a, sorted, n, bits | GV__KS_SORTED, &twin, err);
+  gv_status s = gv__keyset(a, sorted, n, (int)bits, &twin, err);
   if (s != GV_OK) return s;
-  return gv__make(a, GV_KEYSET, twin, NULL, keys, n, idx, bits, out, err);
+  return gv__keyset_new(a, keys, n, c.hash, 0, twin, idx, bits, out, err);
 }
 
 /* ---------------------------------------------------------------------------
@@ -619,7 +754,7 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
 static gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
                          const gv_node *aux, const gv_node **out, gv_error *err) {
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
-  return gv__make(a, kind, NULL, aux, items, n, NULL, 0, out, err);
+  return gv__make(a, kind, NULL, aux, items, n, out, err);
 }
 
 gv_status gv_list(gv_arena *a, const gv_node *const *items, size_t n, const gv_node **out,
@@ -652,7 +787,7 @@ static gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory
   const gv_node *ks;
   gv_status s = gv__keyset(a, keys, n, -1, &ks, err);
   if (s != GV_OK) return s;
-  return gv__make(a, kind, ks, factory, values, n, NULL, 0, out, err);
+  return gv__make(a, kind, ks, factory, values, n, out, err);
 }
 
 gv_status gv_dict(gv_arena *a, const gv_node *const *keys, const gv_node *const *values, size_t n,
@@ -668,7 +803,7 @@ gv_status gv_odict(gv_arena *a, const gv_node *const *keys, const gv_node *const
 static int gv__ident_ok(const gv_node *s, int type_name) {
   static const char *const words[] = {"None", "True", "False",       "null",        "true", "false",
                                       "inf",  "nan",  "OrderedDict", "defaultdict", "deque"};
-  if (!s || s->kind != GV_STR || GV__BLOB(s)->len == 0) return 0;
+  if (!s || gv__kind(s) != GV_STR || GV__BLOB(s)->len == 0) return 0;
   const unsigned char *p = (const unsigned char *)GV__BLOB(s)->data;
   size_t len = GV__BLOB(s)->len;
   if (p[0] >= '0' && p[0] <= '9') return 0;
@@ -721,9 +856,9 @@ static gv_status gv__namedtuple(gv_arena *a, const gv_node *type_name, const gv_
   sk[0] = type_name;
   if (n) memcpy(sk + 1, fields, n * sizeof *sk);
   const gv_node *schema;
-  gv_status s = gv__make(a, GV_SCHEMA, NULL, NULL, sk, n + 1, NULL, 0, &schema, err);
+  gv_status s = gv__make(a, GV_SCHEMA, NULL, NULL, sk, n + 1, &schema, err);
   if (s != GV_OK) return s;
-  return gv__make(a, GV_NAMEDTUPLE, schema, NULL, values, n, NULL, 0, out, err);
+  return gv__make(a, GV_NAMEDTUPLE, schema, NULL, values, n, out, err);
 }
 
 gv_status gv_namedtuple(gv_arena *a, const gv_node *type_name, const gv_node *const *fields,
@@ -743,14 +878,14 @@ static gv_status gv__custom(gv_arena *a, const gv_node *type_name, const gv_node
   if (keys) {
     gv_status s = gv__keyset(a, keys, n, -1, &ks, err);
     if (s != GV_OK) return s;
-    s = gv__make(a, GV_TUPLE, NULL, NULL, keys, n, NULL, 0, &implicit, err);
+    s = gv__make(a, GV_TUPLE, NULL, NULL, keys, n, &implicit, err);
     if (s != GV_OK) return s;
     if (meta == implicit) meta = NULL; /* the default, stated explicitly */
   }
   const gv_node *ct_kids[3] = {type_name, ks, meta}, *ct;
-  gv_status s = gv__make(a, GV_CTYPE, NULL, NULL, ct_kids, 3, NULL, 0, &ct, err);
+  gv_status s = gv__make(a, GV_CTYPE, NULL, NULL, ct_kids, 3, &ct, err);
   if (s != GV_OK) return s;
-  return gv__make(a, GV_CUSTOM, ct, meta ? NULL : implicit, children, n, NULL, 0, out, err);
+  return gv__make(a, GV_CUSTOM, ct, meta ? NULL : implicit, children, n, out, err);
 }
 
 gv_status gv_custom(gv_arena *a, const gv_node *type_name, const gv_node *const *keys,
@@ -761,10 +896,10 @@ gv_status gv_custom(gv_arena *a, const gv_node *type_name, const gv_node *const 
 
 gv_status gv_rebuild(gv_arena *a, const gv_node *tmpl, const gv_node *const *children,
                      const gv_node **out, gv_error *err) {
-  if (!tmpl || !gv__is_container_kind(tmpl->kind) || !out)
+  if (!tmpl || !gv__is_container_kind(gv__kind(tmpl)) || !out)
     return gv__err(err, GV_EINVAL, "gv_rebuild needs a container template");
   const gv__cont *t = GV__CONT(tmpl);
-  GV__ATOMIC(a, gv__make(a, tmpl->kind, t->meta, t->aux, children, tmpl->arity, NULL, 0, out, err));
+  GV__ATOMIC(a, gv__make(a, gv__kind(tmpl), t->meta, t->aux, children, gv__arity(tmpl), out, err));
 }
 
 static gv_status gv__dict_sorted_in(gv_arena *a, const gv_node *n, const gv_node **out,
@@ -774,7 +909,7 @@ static gv_status gv__dict_sorted_in(gv_arena *a, const gv_node *n, const gv_node
     *out = n;
     return GV_OK;
   }
-  size_t len = n->arity;
+  size_t len = gv__arity(n);
   if (len > SIZE_MAX / sizeof(gv_node *)) return gv__oom(err);
   const gv_node **v = gv__tmp(a, len * sizeof *v);
   if (!v) return gv__oom(err);
@@ -782,11 +917,11 @@ static gv_status gv__dict_sorted_in(gv_arena *a, const gv_node *n, const gv_node
     v[i] = d->kids[ks->perm[i]];
   /* the twin is sorted: its traversal order is its insertion order, so the
    * children's traversal order, and their hash, are unchanged */
-  return gv__make_h(a, n->kind, ks->meta, d->aux, v, len, NULL, 0, &d->vhash, out, err);
+  return gv__make_h(a, n->kind, ks->meta, d->aux, v, len, &d->vhash, out, err);
 }
 
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err) {
-  if (!n || (n->kind != GV_DICT && n->kind != GV_DDICT) || !out)
+  if (!n || (gv__kind(n) != GV_DICT && gv__kind(n) != GV_DDICT) || !out)
     return gv__err(err, GV_EINVAL, "gv__dict_sorted needs a dict or defaultdict");
   GV__ATOMIC(a, gv__dict_sorted_in(a, n, out, err));
 }
@@ -796,19 +931,19 @@ gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv
  * ------------------------------------------------------------------------- */
 
 gv_node_kind gv_kind(const gv_node *n) {
-  return n ? (gv_node_kind)n->kind : GV_INVALID;
+  return n ? (gv_node_kind)gv__kind(n) : GV_INVALID;
 }
 size_t gv_arity(const gv_node *n) {
-  return n && !gv__is_leaf_kind(n->kind) ? n->arity : 0;
+  return n && !gv__is_leaf_kind(gv__kind(n)) ? gv__arity(n) : 0;
 }
 const gv_node *gv_child(const gv_node *n, size_t i) {
-  if (!n || gv__is_leaf_kind(n->kind) || i >= n->arity) return NULL;
+  if (!n || gv__is_leaf_kind(gv__kind(n)) || i >= gv__arity(n)) return NULL;
   return GV__CONT(n)->kids[i];
 }
 const gv_node *gv_key(const gv_node *n, size_t i) {
   if (!n || i >= gv_arity(n)) return NULL;
-  if (gv__is_dict_kind(n->kind)) return GV__CONT(GV__CONT(n)->meta)->kids[i];
-  if (n->kind == GV_CUSTOM) {
+  if (gv__is_dict_kind(gv__kind(n))) return GV__CONT(GV__CONT(n)->meta)->kids[i];
+  if (gv__kind(n) == GV_CUSTOM) {
     const gv_node *ks = GV__CONT(GV__CONT(n)->meta)->kids[1];
     return ks ? GV__CONT(ks)->kids[i] : NULL;
   }
@@ -820,38 +955,38 @@ size_t gv_order_index(const gv_node *n, size_t i) {
 }
 uint64_t gv_num_leaves(const gv_node *n) {
   if (!n) return 0;
-  return gv__is_container_kind(n->kind) ? GV__CONT(n)->num_leaves : 1;
+  return gv__is_container_kind(gv__kind(n)) ? GV__CONT(n)->num_leaves : 1;
 }
 size_t gv_depth(const gv_node *n) {
-  return n && !gv__is_leaf_kind(n->kind) ? GV__CONT(n)->depth : 0;
+  return n && !gv__is_leaf_kind(gv__kind(n)) ? GV__CONT(n)->depth : 0;
 }
 uint64_t gv_hash(const gv_node *n) {
-  return n ? n->hash : 0;
+  return n ? gv__hash(n) : 0;
 }
 unsigned gv_flags(const gv_node *n) {
-  return n ? n->flags & 0x7Fu : 0;
+  return n ? gv__flags(n) & 0x7Fu : 0;
 }
 bool gv_is_nested(const gv_node *n) {
-  return n && gv__is_container_kind(n->kind);
+  return n && gv__is_container_kind(gv__kind(n));
 }
 bool gv_is_leaf(const gv_node *n) {
-  return n && gv__is_leaf_kind(n->kind);
+  return n && gv__is_leaf_kind(gv__kind(n));
 }
 
 bool gv_get_bool(const gv_node *n) {
-  return n && n->kind == GV_BOOL && GV__SCALAR(n)->v.u;
+  return n && gv__kind(n) == GV_BOOL && gv__sval(n) != 0;
 }
 int64_t gv_get_int(const gv_node *n) {
-  return n && (n->kind == GV_INT || n->kind == GV_BOOL) ? GV__SCALAR(n)->v.i : 0;
+  return n && (gv__kind(n) == GV_INT || gv__kind(n) == GV_BOOL) ? gv__ival(n) : 0;
 }
 double gv_get_float(const gv_node *n) {
-  return n && n->kind == GV_FLOAT ? GV__SCALAR(n)->v.f : 0.0;
+  return n && gv__kind(n) == GV_FLOAT ? gv__fval(n) : 0.0;
 }
 uint64_t gv_get_handle(const gv_node *n) {
-  return n && n->kind == GV_HANDLE ? GV__SCALAR(n)->v.u : 0;
+  return n && gv__kind(n) == GV_HANDLE ? gv__sval(n) : 0;
 }
 const char *gv_get_str(const gv_node *n, size_t *len) {
-  if (!n || n->kind != GV_STR) {
+  if (!n || gv__kind(n) != GV_STR) {
     if (len) *len = 0;
     return NULL;
   }
@@ -859,7 +994,7 @@ const char *gv_get_str(const gv_node *n, size_t *len) {
   return GV__BLOB(n)->data;
 }
 const void *gv_get_bytes(const gv_node *n, size_t *len) {
-  if (!n || n->kind != GV_BYTES) {
+  if (!n || gv__kind(n) != GV_BYTES) {
     if (len) *len = 0;
     return NULL;
   }
@@ -873,60 +1008,60 @@ const char *gv_type_name(const gv_node *n, size_t *len) {
       "handle",     "star",     "list",   "tuple",  "dict",   "OrderedDict", "defaultdict",
       "namedtuple", "deque",    "custom", "keyset", "schema", "ctype"};
   const char *s;
-  if (n && n->kind == GV_NAMEDTUPLE) {
+  if (n && gv__kind(n) == GV_NAMEDTUPLE) {
     s = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->data;
     if (len) *len = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->len;
     return s;
   }
-  if (n && n->kind == GV_CUSTOM) {
+  if (n && gv__kind(n) == GV_CUSTOM) {
     const gv_node *nm = GV__CONT(GV__CONT(n)->meta)->kids[0];
     if (len) *len = GV__BLOB(nm)->len;
     return GV__BLOB(nm)->data;
   }
-  s = names[n && n->kind <= GV_CTYPE ? n->kind : 0];
+  s = names[n && gv__kind(n) <= GV_CTYPE ? gv__kind(n) : 0];
   if (len) *len = strlen(s);
   return s;
 }
 
 const gv_node *gv_meta(const gv_node *n) {
   if (!n) return NULL;
-  if (gv__is_dict_kind(n->kind) || n->kind == GV_NAMEDTUPLE || n->kind == GV_CUSTOM)
+  if (gv__is_dict_kind(gv__kind(n)) || gv__kind(n) == GV_NAMEDTUPLE || gv__kind(n) == GV_CUSTOM)
     return GV__CONT(n)->meta;
   return NULL;
 }
 const gv_node *gv_ddict_factory(const gv_node *n) {
-  return n && n->kind == GV_DDICT ? GV__CONT(n)->aux : NULL;
+  return n && gv__kind(n) == GV_DDICT ? GV__CONT(n)->aux : NULL;
 }
 int64_t gv_deque_maxlen(const gv_node *n) {
-  if (!n || n->kind != GV_DEQUE || !GV__CONT(n)->aux) return -1;
-  return GV__SCALAR(GV__CONT(n)->aux)->v.i;
+  if (!n || gv__kind(n) != GV_DEQUE || !GV__CONT(n)->aux) return -1;
+  return gv__ival(GV__CONT(n)->aux);
 }
 const gv_node *gv_field_name(const gv_node *n, size_t i) {
-  if (!n || n->kind != GV_NAMEDTUPLE || i >= n->arity) return NULL;
+  if (!n || gv__kind(n) != GV_NAMEDTUPLE || i >= gv__arity(n)) return NULL;
   return GV__CONT(GV__CONT(n)->meta)->kids[i + 1];
 }
 const gv_node *gv_custom_meta(const gv_node *n) {
-  if (!n || n->kind != GV_CUSTOM) return NULL;
+  if (!n || gv__kind(n) != GV_CUSTOM) return NULL;
   const gv_node *m = GV__CONT(GV__CONT(n)->meta)->kids[2];
   return m ? m : GV__CONT(n)->aux;
 }
 bool gv_custom_keyed(const gv_node *n) {
-  return n && n->kind == GV_CUSTOM && GV__CONT(GV__CONT(n)->meta)->kids[1] != NULL;
+  return n && gv__kind(n) == GV_CUSTOM && GV__CONT(GV__CONT(n)->meta)->kids[1] != NULL;
 }
 bool gv_keyset_sorted(const gv_node *ks) {
-  return ks && ks->kind == GV_KEYSET && (ks->aux16 & GV__KS_SORTED);
+  return ks && gv__kind(ks) == GV_KEYSET && (ks->aux16 & GV__KS_SORTED);
 }
 const gv_node *gv_keyset_twin(const gv_node *ks) {
-  if (!ks || ks->kind != GV_KEYSET) return NULL;
+  if (!ks || gv__kind(ks) != GV_KEYSET) return NULL;
   return GV__CONT(ks)->meta ? GV__CONT(ks)->meta : ks;
 }
 
 const gv_node *gv_get(const gv_node *n, const gv_node *key) {
   if (!n || !key) return NULL;
-  if (gv__is_dict_kind(n->kind)) {
+  if (gv__is_dict_kind(gv__kind(n))) {
     const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
     int mixed = (ks->h.aux16 & GV__KS_MIXED) != 0;
-    size_t lo = 0, hi = n->arity;
+    size_t lo = 0, hi = gv__arity(n);
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2, ix = ks->perm ? ks->perm[mid] : mid;
       int r = mixed ? gv__key_cmp_mixed(ks->kids[ix], key) : gv_key_cmp(ks->kids[ix], key);
@@ -940,7 +1075,7 @@ const gv_node *gv_get(const gv_node *n, const gv_node *key) {
   }
   if (gv_custom_keyed(n)) {
     const gv__cont *ks = GV__CONT(GV__CONT(GV__CONT(n)->meta)->kids[1]);
-    for (size_t i = 0; i < n->arity; i++)
+    for (size_t i = 0; i < gv__arity(n); i++)
       if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
   }
   return NULL;

@@ -231,22 +231,22 @@ static void put_jstr(tout *o, const char *s, size_t n) {
 static void put_scalar(tout *o, const gv_node *n) {
   char b[48];
   int k;
-  switch (n->kind) {
+  switch (gv__kind(n)) {
   case GV_NONE:
     o_put(o, "None", 4);
     break;
   case GV_BOOL:
-    if (GV__SCALAR(n)->v.i)
+    if (gv__ival(n))
       o_put(o, "True", 4);
     else
       o_put(o, "False", 5);
     break;
   case GV_INT:
-    k = snprintf(b, sizeof b, "%" PRId64, GV__SCALAR(n)->v.i);
+    k = snprintf(b, sizeof b, "%" PRId64, gv__ival(n));
     o_put(o, b, (size_t)(k > 0 ? k : 0));
     break;
   case GV_FLOAT:
-    o_put(o, b, fmt_float(b, GV__SCALAR(n)->v.f));
+    o_put(o, b, fmt_float(b, gv__fval(n)));
     break;
   case GV_STR:
     put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 0);
@@ -255,7 +255,7 @@ static void put_scalar(tout *o, const gv_node *n) {
     put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 1);
     break;
   case GV_HANDLE:
-    k = snprintf(b, sizeof b, "&%" PRIu64, GV__SCALAR(n)->v.u);
+    k = snprintf(b, sizeof b, "&%" PRIu64, gv__sval(n));
     o_put(o, b, (size_t)(k > 0 ? k : 0));
     break;
   case GV_STAR:
@@ -279,7 +279,7 @@ static void put_key(tout *o, const gv_node *k) {
   for (;;) {
     if (!cur) {
       o_puts(o, "<NULL>");
-    } else if (cur->kind == GV_TUPLE) {
+    } else if (gv__kind(cur) == GV_TUPLE) {
       if (d == GV_MAX_KEY_DEPTH + 1) {
         o_puts(o, "(...)");
       } else {
@@ -288,7 +288,7 @@ static void put_key(tout *o, const gv_node *k) {
         st[d].i = 0;
         d++;
       }
-    } else if (gv__is_leaf_kind(cur->kind)) {
+    } else if (gv__is_leaf(cur)) {
       put_scalar(o, cur);
     } else {
       size_t len;
@@ -300,12 +300,12 @@ static void put_key(tout *o, const gv_node *k) {
     for (;;) {
       if (d == 0) return;
       const gv_node *t = st[d - 1].t;
-      if (st[d - 1].i < t->arity) {
+      if (st[d - 1].i < gv__arity(t)) {
         if (st[d - 1].i) o_put(o, ", ", 2);
         cur = GV__CONT(t)->kids[st[d - 1].i++];
         break;
       }
-      if (t->arity == 1)
+      if (gv__arity(t) == 1)
         o_put(o, ",)", 2);
       else
         o_putc(o, ')');
@@ -336,7 +336,7 @@ static const gv_node *explicit_meta(const gv_node *n) {
 }
 
 static void put_blob_raw(tout *o, const gv_node *s) {
-  if (s && (s->kind == GV_STR || s->kind == GV_BYTES))
+  if (s && (gv__kind(s) == GV_STR || gv__kind(s) == GV_BYTES))
     o_put(o, GV__BLOB(s)->data, GV__BLOB(s)->len);
 }
 
@@ -347,7 +347,7 @@ static void put_type_name(tout *o, const gv_node *n) {
 }
 
 static void repr_open(tout *o, const gv_node *n) {
-  switch (n->kind) {
+  switch (gv__kind(n)) {
   case GV_LIST:
     o_putc(o, '[');
     break;
@@ -358,7 +358,7 @@ static void repr_open(tout *o, const gv_node *n) {
     o_putc(o, '{');
     break;
   case GV_ODICT:
-    o_puts(o, n->arity ? "OrderedDict({" : "OrderedDict(");
+    o_puts(o, gv__arity(n) ? "OrderedDict({" : "OrderedDict(");
     break;
   case GV_DDICT:
     o_puts(o, "defaultdict(");
@@ -385,12 +385,12 @@ static void repr_open(tout *o, const gv_node *n) {
 static void repr_close(tout *o, const gv_node *n) {
   char b[40];
   int k;
-  switch (n->kind) {
+  switch (gv__kind(n)) {
   case GV_LIST:
     o_putc(o, ']');
     break;
   case GV_TUPLE:
-    if (n->arity == 1)
+    if (gv__arity(n) == 1)
       o_put(o, ",)", 2);
     else
       o_putc(o, ')');
@@ -399,7 +399,7 @@ static void repr_close(tout *o, const gv_node *n) {
     o_putc(o, '}');
     break;
   case GV_ODICT:
-    o_puts(o, n->arity ? "})" : ")");
+    o_puts(o, gv__arity(n) ? "})" : ")");
     break;
   case GV_DDICT:
     o_put(o, "})", 2);
@@ -424,7 +424,7 @@ static void repr_close(tout *o, const gv_node *n) {
 }
 
 static int keyed_kind(const gv_node *n) {
-  return gv__is_dict_kind(n->kind) || (n->kind == GV_CUSTOM && gv_custom_keyed(n));
+  return gv__is_dict_kind(gv__kind(n)) || (gv__kind(n) == GV_CUSTOM && gv_custom_keyed(n));
 }
 
 /* Path of the child being visited, from the printer's frames. */
@@ -435,7 +435,7 @@ static void frames_path(gv__sbuf *b, const gv__vec *fr) {
     const pfr *f = &GV__VEC_AT(fr, pfr, d);
     size_t idx = f->i ? f->i - 1 : 0;
     if (d) gv__sbuf_put(b, ", ", 2);
-    if (keyed_kind(f->n) && idx < f->n->arity) {
+    if (keyed_kind(f->n) && idx < gv__arity(f->n)) {
       gv__sbuf_repr_key(b, gv_key(f->n, idx));
     } else {
       char t[32];
@@ -468,9 +468,9 @@ static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error 
   for (;;) {
     /* visit v */
     if (v) {
-      if (gv__is_leaf_kind(v->kind)) {
+      if (gv__is_leaf(v)) {
         put_scalar(o, v);
-      } else if (gv__is_container_kind(v->kind)) {
+      } else if (gv__is_container(v)) {
         pfr f = {v, 0};
         if (gv__vec_push(a, &fr, &f) != GV_OK) {
           s = gv__oom(err);
@@ -487,14 +487,14 @@ static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error 
     if (fr.len == 0) break;
     pfr *f = &GV__VEC_AT(&fr, pfr, fr.len - 1);
     const gv_node *n = f->n;
-    size_t ar = n->arity;
+    size_t ar = gv__arity(n);
     if (f->i < ar) {
       size_t idx = f->i++;
       if (idx) o_put(o, ", ", 2);
       if (keyed_kind(n)) {
         put_key(o, gv_key(n, idx));
         o_put(o, ": ", 2);
-      } else if (n->kind == GV_NAMEDTUPLE) {
+      } else if (gv__kind(n) == GV_NAMEDTUPLE) {
         put_blob_raw(o, gv_field_name(n, idx));
         o_putc(o, '=');
       }
@@ -505,7 +505,7 @@ static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error 
       }
       continue;
     }
-    if (n->kind == GV_CUSTOM && f->i == ar) {
+    if (gv__kind(n) == GV_CUSTOM && f->i == ar) {
       f->i++;
       o_putc(o, gv_custom_keyed(n) ? '}' : ']');
       const gv_node *m = explicit_meta(n);
@@ -533,29 +533,29 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
   for (;;) {
     if (v) {
       int k;
-      switch (v->kind) {
+      switch (gv__kind(v)) {
       case GV_NONE:
         o_put(o, "null", 4);
         break;
       case GV_BOOL:
-        if (GV__SCALAR(v)->v.i)
+        if (gv__ival(v))
           o_put(o, "true", 4);
         else
           o_put(o, "false", 5);
         break;
       case GV_INT:
-        k = snprintf(b, sizeof b, "%" PRId64, GV__SCALAR(v)->v.i);
+        k = snprintf(b, sizeof b, "%" PRId64, gv__ival(v));
         o_put(o, b, (size_t)(k > 0 ? k : 0));
         break;
       case GV_FLOAT:
-        if (!isfinite(GV__SCALAR(v)->v.f)) {
-          fmt_float(b, GV__SCALAR(v)->v.f);
+        if (!isfinite(gv__fval(v))) {
+          fmt_float(b, gv__fval(v));
           char w[128];
           snprintf(w, sizeof w, "float %s is not representable in JSON", b);
           s = print_fail(err, &fr, GV_EINVAL, w);
           goto done;
         }
-        o_put(o, b, fmt_float(b, GV__SCALAR(v)->v.f));
+        o_put(o, b, fmt_float(b, gv__fval(v)));
         break;
       case GV_STR:
         put_jstr(o, GV__BLOB(v)->data, GV__BLOB(v)->len);
@@ -565,21 +565,21 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
       case GV_STAR: {
         char w[80];
         snprintf(w, sizeof w, "%s is not representable in JSON",
-                 v->kind == GV_BYTES    ? "bytes"
-                 : v->kind == GV_HANDLE ? "a handle"
-                                        : "*");
+                 gv__kind(v) == GV_BYTES    ? "bytes"
+                 : gv__kind(v) == GV_HANDLE ? "a handle"
+                                            : "*");
         s = print_fail(err, &fr, GV_EINVAL, w);
         goto done;
       }
       default:
-        if (!gv__is_container_kind(v->kind)) {
+        if (!gv__is_container(v)) {
           s = print_fail(err, &fr, GV_EINVAL, "cannot print a metadata node");
           goto done;
         }
         if (keyed_kind(v)) {
-          for (size_t i = 0; i < v->arity; i++) {
+          for (size_t i = 0; i < gv__arity(v); i++) {
             const gv_node *key = gv_key(v, i);
-            if (!key || key->kind != GV_STR) {
+            if (!key || gv__kind(key) != GV_STR) {
               char w[200];
               gv__sbuf kb = {w, sizeof w, 0, 0};
               w[0] = '\0';
@@ -605,7 +605,7 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
     if (fr.len == 0) break;
     pfr *f = &GV__VEC_AT(&fr, pfr, fr.len - 1);
     const gv_node *n = f->n;
-    if (f->i < n->arity) {
+    if (f->i < gv__arity(n)) {
       size_t idx = f->i++;
       if (idx) o_put(o, ", ", 2);
       if (keyed_kind(n)) {
@@ -1346,7 +1346,7 @@ static gv_status close_frame(P *p, const gv_node **r, int *have) {
       K = (const gv_node **)p->keys.p + f.kbase;
       for (size_t i = 0; i < nv; i++) {
         const gv_node *pr = V[i];
-        if (pr->kind != GV_TUPLE || pr->arity != 2)
+        if (gv__kind(pr) != GV_TUPLE || gv__arity(pr) != 2)
           return p_fail(p, f.off, GV_EPARSE,
                         "OrderedDict([...]) items must be (key, value) pairs; item %zu is not", i);
         K[i] = GV__CONT(pr)->kids[0];

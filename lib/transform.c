@@ -7,7 +7,7 @@
  * ------------------------------------------------------------------------- */
 
 static int is_value(const gv_node *n) {
-  return n && n->kind >= GV_NONE && n->kind <= GV_CUSTOM;
+  return gv__is_value(n);
 }
 
 /* Frames of the walk that lead to the node n being visited (pre) or closed
@@ -71,12 +71,12 @@ static gv_status td_pre(gv__walk *w, const gv_node *n, int *descend, const gv_no
   int keep;
   gv_status s = trav_call(w, n, n, &keep, res);
   if (s != GV_OK) return s;
-  *descend = keep && gv__is_container_kind(n->kind);
+  *descend = keep && gv__is_container(n);
   return GV_OK;
 }
 
 static gv_status bu_pre(gv__walk *w, const gv_node *n, int *descend, const gv_node **res) {
-  if (gv__is_container_kind(n->kind)) {
+  if (gv__is_container(n)) {
     *descend = 1;
     return GV_OK;
   }
@@ -123,11 +123,11 @@ static gv_status map1_pre(gv__walk *w, const gv_node *n, int *descend, const gv_
   map1_ctx *c = w->ctx;
   int call;
   if (c->shape)
-    call = gv__is_leaf_kind(n->kind) || (n->flags & GV_F_SHAPE);
+    call = gv__is_leaf(n) || (gv__flags(n) & GV_F_SHAPE);
   else
-    call = gv__is_leaf_kind(n->kind) && (c->none_is_leaf || n->kind != GV_NONE);
+    call = gv__is_leaf(n) && (c->none_is_leaf || gv__kind(n) != GV_NONE);
   if (!call) {
-    *descend = gv__is_container_kind(n->kind);
+    *descend = gv__is_container(n);
     *res = n; /* None with none_is_leaf = false stays None */
     return GV_OK;
   }
@@ -191,13 +191,13 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
     const gv_node *r = c[0], *res = r;
     int slot;
     if (p->up_to)
-      slot = gv__is_leaf_kind(r->kind);
+      slot = gv__is_leaf(r);
     else
-      slot = gv__is_leaf_kind(r->kind) && (p->none_is_leaf || r->kind != GV_NONE);
+      slot = gv__is_leaf(r) && (p->none_is_leaf || gv__kind(r) != GV_NONE);
     if (slot) {
       if (!p->up_to) {
         for (size_t j = 1; j < m; j++) {
-          if (!p->none_is_leaf && c[j]->kind == GV_NONE) {
+          if (!p->none_is_leaf && gv__kind(c[j]) == GV_NONE) {
             /* None is an empty node here, not the leaf the first tree has */
             gv__sbuf_puts(&msg, "expected a leaf, got None");
             s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
@@ -219,12 +219,12 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
         goto done;
       }
       if ((s = gv__vec_push(a, &vals, &res)) != GV_OK) goto oom;
-    } else if (r->kind == GV_NONE) {
+    } else if (gv__kind(r) == GV_NONE) {
       /* map, none_is_leaf = false: None is an empty node */
       for (size_t j = 1; j < m; j++) {
-        if (c[j]->kind != GV_NONE) {
+        if (gv__kind(c[j]) != GV_NONE) {
           gv__sbuf_puts(&msg, "expected None, got ");
-          if (gv__is_leaf_kind(c[j]->kind)) {
+          if (gv__is_leaf(c[j])) {
             gv__sbuf_repr_key(&msg, c[j]);
           } else {
             size_t len;
@@ -243,7 +243,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
           goto done;
         }
       }
-      if (r->arity == 0) {
+      if (gv__arity(r) == 0) {
         if ((s = gv__vec_push(a, &vals, &res)) != GV_OK) goto oom;
       } else {
         gv__frame f = {r, 0, vals.len, 0};
@@ -362,7 +362,7 @@ gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *c
 
 static gv_status l2t_pre(gv__walk *w, const gv_node *n, int *descend, const gv_node **res) {
   (void)w;
-  *descend = (n->flags & GV_F_HAS_LIST) != 0;
+  *descend = (gv__flags(n) & GV_F_HAS_LIST) != 0;
   *res = n;
   return GV_OK;
 }
@@ -370,7 +370,7 @@ static gv_status l2t_pre(gv__walk *w, const gv_node *n, int *descend, const gv_n
 static gv_status l2t_post(gv__walk *w, const gv_node *n, const gv_node *rebuilt,
                           const gv_node **res) {
   (void)n;
-  if (rebuilt->kind != GV_LIST) {
+  if (gv__kind(rebuilt) != GV_LIST) {
     *res = rebuilt;
     return GV_OK;
   }
@@ -395,10 +395,10 @@ static gv_status order_dict(gv__walk *w, const gv_node *rebuilt, const gv_node *
 
 static gv_status order_pre(gv__walk *w, const gv_node *n, int *descend, const gv_node **res) {
   *res = n;
-  *descend = !(n->flags & GV_F_CANONICAL);
-  if (*descend && (n->kind == GV_DICT || n->kind == GV_DDICT)) {
+  *descend = !(gv__flags(n) & GV_F_CANONICAL);
+  if (*descend && (gv__kind(n) == GV_DICT || gv__kind(n) == GV_DDICT)) {
     /* an unsorted dict over canonical children: sorted at once, not walked */
-    if (n->flags & GV__F_KIDS_CANONICAL) {
+    if (gv__flags(n) & GV__F_KIDS_CANONICAL) {
       *descend = 0;
       return order_dict(w, n, res);
     }
@@ -414,7 +414,7 @@ static gv_status order_post(gv__walk *w, const gv_node *n, const gv_node *rebuil
 
 /* rebuilt, or its sorted twin when it is a dict or defaultdict with unsorted keys. */
 static gv_status order_dict(gv__walk *w, const gv_node *rebuilt, const gv_node **res) {
-  unsigned k = rebuilt->kind;
+  unsigned k = gv__kind(rebuilt);
   const gv__cont *ks = (k == GV_DICT || k == GV_DDICT) ? gv__keyset_of(rebuilt) : NULL;
   if (!ks || gv_keyset_sorted(&ks->h) || !ks->perm) {
     *res = rebuilt;
@@ -426,7 +426,7 @@ static gv_status order_dict(gv__walk *w, const gv_node *rebuilt, const gv_node *
 gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out, bool *changed,
                    gv_error *err) {
   if (!a || !is_value(t) || !out) return gv__err(err, GV_EINVAL, "NULL argument");
-  if (t->flags & GV_F_CANONICAL) {
+  if (gv__flags(t) & GV_F_CANONICAL) {
     *out = t;
     if (changed) *changed = false;
     return GV_OK;

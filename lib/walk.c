@@ -21,11 +21,11 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
     const gv_node *res = node;
     s = ops->pre(&w, node, &descend, &res);
     if (s != GV_OK) goto done;
-    if (descend && gv__is_container_kind(node->kind) && node->arity > 0) {
+    if (descend && gv__is_container(node) && node->arity > 0) {
       gv__frame f = {node, 0, w.vals.len, 0};
       if ((s = gv__vec_push(a, &w.frames, &f)) != GV_OK) goto oom;
     } else {
-      if (descend && gv__is_container_kind(node->kind) && ops->post) {
+      if (descend && gv__is_container(node) && ops->post) {
         s = ops->post(&w, node, node, &res);
         if (s != GV_OK) goto done;
       }
@@ -54,7 +54,8 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
         w.kids.len = 0;
         if ((s = gv__vec_reserve(a, &w.kids, n)) != GV_OK) goto oom;
         const gv_node **kids = w.kids.p;
-        for (i = 0; i < n; i++) kids[gv__trav_index(p, i)] = vals[i];
+        for (i = 0; i < n; i++)
+          kids[gv__trav_index(p, i)] = vals[i];
         if ((s = gv_rebuild(a, p, kids, &rebuilt, err)) != GV_OK) goto done;
       }
       const gv_node *r = rebuilt;

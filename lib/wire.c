@@ -118,7 +118,7 @@ typedef struct w_enc {
 } w_enc;
 
 static size_t w_slot(const gv_node *n, size_t mask) {
-  uint64_t h = n->hash ^ (uint64_t)(uintptr_t)n;
+  uint64_t h = gv__word(n);
   h ^= h >> 31;
   h *= 0x9e3779b97f4a7c15ull;
   h ^= h >> 29;
@@ -157,6 +157,7 @@ static gv_status w_grow(w_enc *e) {
 
 /* The references of a record, in the order they are written. */
 static size_t w_nrefs(const gv_node *n) {
+  if (gv__is_imm(n)) return 0;
   switch (n->kind) {
   case GV_LIST:
   case GV_TUPLE:
@@ -194,7 +195,9 @@ static const gv_node *w_ref(const gv_node *n, size_t i) {
 }
 
 static int w_known_kind(const gv_node *n) {
-  return n && n->kind >= GV_NONE && n->kind <= GV_CTYPE;
+  if (!n) return 0;
+  if (gv__is_imm(n)) return gv__imm_valid(n);
+  return n->kind >= GV_NONE && n->kind <= GV_CTYPE;
 }
 
 static unsigned char *w_varint_raw(unsigned char *p, uint64_t v) {
@@ -241,31 +244,32 @@ static unsigned w_seq_tag(unsigned kind) {
  * out) have the numbers refs[0..nr), and numbers it. */
 static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t nr) {
   size_t cur = e->len;
-  size_t blob = (x->kind == GV_STR || x->kind == GV_BYTES) ? GV__BLOB(x)->len : 0;
+  unsigned xk = gv__kind(x);
+  size_t blob = (xk == GV_STR || xk == GV_BYTES) ? GV__BLOB(x)->len : 0;
   if (nr > (SIZE_MAX - 64 - blob) / 10) return GV_ENOMEM;
   if (gv__vec_reserve(e->a, &e->rec, 32 + blob + 10 * nr) != GV_OK) return GV_ENOMEM;
   unsigned char *p0 = (unsigned char *)e->rec.p + e->rec.len, *p = p0;
   const gv__cont *c = GV__CONT(x);
-  switch (x->kind) {
+  switch (xk) {
   case GV_NONE:
     *p++ = W_NONE;
     break;
   case GV_BOOL:
-    *p++ = GV__SCALAR(x)->v.u ? W_TRUE : W_FALSE;
+    *p++ = gv__sval(x) ? W_TRUE : W_FALSE;
     break;
   case GV_STAR:
     *p++ = W_STAR;
     break;
   case GV_INT:
     *p++ = W_INT;
-    p = w_varint_raw(p, w_zigzag(GV__SCALAR(x)->v.i));
+    p = w_varint_raw(p, w_zigzag(gv__ival(x)));
     break;
   case GV_HANDLE:
     *p++ = W_HANDLE;
-    p = w_varint_raw(p, GV__SCALAR(x)->v.u);
+    p = w_varint_raw(p, gv__sval(x));
     break;
   case GV_FLOAT: {
-    uint64_t u = GV__SCALAR(x)->v.u;
+    uint64_t u = gv__sval(x);
     *p++ = W_FLOAT;
     for (int k = 0; k < 8; k++)
       *p++ = (unsigned char)(u >> (8 * k));
@@ -273,17 +277,17 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
   }
   case GV_STR:
   case GV_BYTES:
-    *p++ = x->kind == GV_STR ? W_STR : W_BYTES;
+    *p++ = xk == GV_STR ? W_STR : W_BYTES;
     p = w_varint_raw(p, (uint64_t)blob);
     if (blob) memcpy(p, GV__BLOB(x)->data, blob);
     p += blob;
     break;
   default: {
     size_t k = 0;
-    *p++ = (unsigned char)w_seq_tag(x->kind);
-    switch (x->kind) {
+    *p++ = (unsigned char)w_seq_tag(xk);
+    switch (xk) {
     case GV_DEQUE:
-      p = w_varint_raw(p, c->aux ? (uint64_t)GV__SCALAR(c->aux)->v.i + 1u : 0u);
+      p = w_varint_raw(p, c->aux ? (uint64_t)gv__ival(c->aux) + 1u : 0u);
       p = w_varint_raw(p, (uint64_t)nr);
       break;
     case GV_LIST:
@@ -342,7 +346,7 @@ static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
       if (!c) continue; /* an absent ctype part */
       size_t idx = w_find(e, c);
       if (idx == SIZE_MAX) {
-        if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", c->kind);
+        if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", gv__kind(c));
         if (w_nrefs(c) != 0) {
           w_frame nf = {c, 0, e->nums.len};
           if (gv__vec_push(e->a, &e->stack, &nf) != GV_OK) return gv__oom(err);
@@ -368,7 +372,7 @@ static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
 static gv_status w_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!n || !w) return gv__err(err, GV_EINVAL, "NULL argument");
-  if (!(n->kind >= GV_NONE && n->kind <= GV_CUSTOM))
+  if (!gv__is_value(n))
     return gv__err(err, GV_EINVAL, "only value nodes can be encoded (got a %s)",
                    gv_type_name(n, NULL));
   gv_mark m = gv_arena_mark(a);

@@ -21,6 +21,9 @@ static void *counting_realloc(void *ctx, void *p, size_t old_size, size_t new_si
   return q;
 }
 
+/* An int that is allocated (small ints are immediates and allocate nothing). */
+#define BIG(i) (INT64_MIN + (int64_t)(i))
+
 Test(arena, new_and_free_defaults) {
   gv_arena *a = NULL;
   cr_assert_eq(gv_arena_new(NULL, &a), GV_OK);
@@ -41,7 +44,8 @@ Test(arena, hook_sees_everything_and_frees_it) {
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *n;
-  for (int i = 0; i < 5000; i++) cr_assert_eq(gv_int(a, i, &n, NULL), GV_OK);
+  for (int i = 0; i < 5000; i++)
+    cr_assert_eq(gv_int(a, BIG(i), &n, NULL), GV_OK);
   gv_stats st;
   gv_arena_stats(a, &st);
   cr_assert_eq(st.bytes_reserved, c.live, "reserved %zu, hook holds %zu", st.bytes_reserved,
@@ -67,7 +71,7 @@ Test(arena, budget_failure_leaves_arena_identical) {
   for (i = 0; s == GV_OK; i++) {
     t_snapshot before = t_snap(a);
     gv_error e;
-    s = gv_int(a, i, &n, &e);
+    s = gv_int(a, BIG(i), &n, &e);
     if (i == 0) first = n;
     if (s != GV_OK) {
       cr_assert_eq(s, GV_ENOMEM);
@@ -80,9 +84,9 @@ Test(arena, budget_failure_leaves_arena_identical) {
   gv_arena_stats(a, &st);
   cr_assert_leq(st.bytes_reserved, 64 * 1024);
   cr_assert_gt(i, 100);
-  cr_assert_eq(gv_get_int(first), 0); /* earlier nodes intact */
+  cr_assert_eq(gv_get_int(first), BIG(0)); /* earlier nodes intact */
   const gv_node *again;
-  cr_assert_eq(gv_int(a, 0, &again, NULL), GV_OK);
+  cr_assert_eq(gv_int(a, BIG(0), &again, NULL), GV_OK);
   cr_assert_eq(again, first);
   gv_arena_free(a);
 }
@@ -94,7 +98,8 @@ Test(arena, rollback_to_mark_restores_bytes_and_table) {
   t_snapshot before = t_snap(a);
   gv_mark m = gv_arena_mark(a);
   /* enough to grow chunks, entries and the table several times */
-  for (int i = 0; i < 100000; i++) cr_assert_eq(gv_int(a, i, &n, NULL), GV_OK);
+  for (int i = 0; i < 100000; i++)
+    cr_assert_eq(gv_int(a, BIG(i), &n, NULL), GV_OK);
   t_snapshot mid = t_snap(a);
   cr_assert_gt(mid.st.nodes, before.st.nodes);
   gv_arena_rollback(a, &m);
@@ -110,10 +115,10 @@ Test(arena, nested_marks) {
   gv_arena *a = t_arena();
   const gv_node *n;
   gv_mark m1 = gv_arena_mark(a);
-  cr_assert_eq(gv_int(a, 1, &n, NULL), GV_OK);
+  cr_assert_eq(gv_int(a, BIG(1), &n, NULL), GV_OK);
   t_snapshot s1 = t_snap(a);
   gv_mark m2 = gv_arena_mark(a);
-  cr_assert_eq(gv_int(a, 2, &n, NULL), GV_OK);
+  cr_assert_eq(gv_int(a, BIG(2), &n, NULL), GV_OK);
   gv_arena_rollback(a, &m2);
   t_snapshot s2 = t_snap(a);
   cr_assert(t_snap_eq(&s1, &s2));
@@ -137,7 +142,8 @@ Test(arena, fail_every_allocation_in_turn) {
     cr_assert_eq(gv_str(a, "b", 1, &k[0], NULL), GV_OK);
     cr_assert_eq(gv_str(a, "a", 1, &k[1], NULL), GV_OK);
     cr_assert_eq(gv_str(a, "c", 1, &k[2], NULL), GV_OK);
-    for (int i = 0; i < 3; i++) cr_assert_eq(gv_int(a, i, &v[i], NULL), GV_OK);
+    for (int i = 0; i < 3; i++)
+      cr_assert_eq(gv_int(a, i, &v[i], NULL), GV_OK);
     t_snapshot before = t_snap(a);
     c.calls = 0;
     c.fail_at = fail;
@@ -159,7 +165,9 @@ Test(arena, fail_every_allocation_in_turn) {
 Test(arena, node_at_walks_creation_order) {
   gv_arena *a = t_arena();
   const gv_node *x, *y;
-  cr_assert_eq(gv_int(a, 7, &x, NULL), GV_OK);
+  const gv_node *imm;
+  cr_assert_eq(gv_int(a, BIG(7), &x, NULL), GV_OK);
+  cr_assert_eq(gv_int(a, 7, &imm, NULL), GV_OK); /* an immediate: not listed */
   cr_assert_eq(gv_str(a, "s", 1, &y, NULL), GV_OK);
   cr_assert_eq(gv_arena_node_at(a, 0), x);
   cr_assert_eq(gv_arena_node_at(a, 1), y);

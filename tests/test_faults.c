@@ -264,11 +264,16 @@ static gv_status op_none(const gv_node **r) {
 static gv_status op_boolean(const gv_node **r) {
   return gv_bool(A, false, r, E);
 }
+/* Scalars that are allocated: ints beyond 56 bits, floats with low mantissa
+ * bits set, handles from 2^56 on (smaller ones are immediates: no allocation). */
 static gv_status op_int(const gv_node **r) {
-  return gv_int(A, -987654321 - (int64_t)F.iter, r, E);
+  return gv_int(A, INT64_MIN + 987654321 + (int64_t)F.iter, r, E);
 }
 static gv_status op_float(const gv_node **r) {
-  return gv_float(A, 3.0625 + (double)F.iter, r, E);
+  uint64_t bits = UINT64_C(0x400921FB54442D18) + F.iter; /* pi and its neighbours */
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return gv_float(A, d, r, E);
 }
 static gv_status op_str(const gv_node **r) {
   static char s[3000];
@@ -282,7 +287,7 @@ static gv_status op_bytes(const gv_node **r) {
   return gv_bytes(A, b, 100 + F.iter * 13 % 4800, r, E);
 }
 static gv_status op_handle(const gv_node **r) {
-  return gv_handle(A, 77 + F.iter, r, E);
+  return gv_handle(A, (UINT64_C(1) << 60) + 77 + F.iter, r, E);
 }
 static gv_status op_star(const gv_node **r) {
   return gv_star(A, r, E);

@@ -120,7 +120,8 @@ static const gv_node *pack(gv_arena *a, const char *s, const char *leaves, gv_st
                            const char *msg) {
   const gv_node *st = t_parse(a, s), *l = t_parse(a, leaves), *out = NULL;
   const gv_node *items[16];
-  for (size_t i = 0; i < gv_arity(l); i++) items[i] = gv_child(l, i);
+  for (size_t i = 0; i < gv_arity(l); i++)
+    items[i] = gv_child(l, i);
   gv_error e;
   t_snapshot before = t_snap(a);
   gv_status got = gv_pack_sequence_as(a, st, items, gv_arity(l), &out, &e);
@@ -157,7 +158,8 @@ Test(flatten, deep_million) {
   gv_arena *a = t_arena();
   const gv_node *n;
   cr_assert_eq(gv_int(a, 0, &n, NULL), GV_OK);
-  for (int i = 0; i < 1000000; i++) cr_assert_eq(gv_list(a, &n, 1, &n, NULL), GV_OK);
+  for (int i = 0; i < 1000000; i++)
+    cr_assert_eq(gv_list(a, &n, 1, &n, NULL), GV_OK);
   const gv_node *out[1], *s;
   size_t k;
   cr_assert_eq(gv_flatten(n, out, 1, &k, NULL), GV_OK);
@@ -183,7 +185,8 @@ Test(flatten, budget_failure_rolls_back) {
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *n, *items[200];
-  for (int i = 0; i < 200; i++) cr_assert_eq(gv_int(a, i, &items[i], NULL), GV_OK);
+  for (int i = 0; i < 200; i++)
+    cr_assert_eq(gv_int(a, i, &items[i], NULL), GV_OK);
   cr_assert_eq(gv_list(a, items, 200, &n, NULL), GV_OK);
   /* grow until the structure pass no longer fits */
   gv_status s = GV_OK;

@@ -1,6 +1,7 @@
 /* test_node.c -- constructors, interning, keysets and the key order, flags. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "support.h"
 
@@ -23,7 +24,8 @@ static const gv_node *F(gv_arena *a, double v) {
 /* The keys of d in traversal order, printed with the key repr. */
 static void order_of(gv_arena *a, const gv_node *const *keys, size_t n, const char *expect) {
   const gv_node *vals[16], *d;
-  for (size_t i = 0; i < n; i++) vals[i] = I(a, (int64_t)i);
+  for (size_t i = 0; i < n; i++)
+    vals[i] = I(a, (int64_t)i);
   gv_error e;
   cr_assert_eq(gv_dict(a, keys, vals, n, &d, &e), GV_OK, "%s", e.msg);
   char buf[256];
@@ -56,6 +58,132 @@ Test(node, leaves_are_interned) {
   cr_assert_eq(s1, s2);
   cr_assert(gv_flags(s1) & GV_F_STRUCTURE);
   cr_assert(gv_flags(n1) & GV_F_HAS_NONE);
+  gv_arena_free(a);
+}
+
+/* None, bool, *, and ints, floats and handles that fit are immediates: no
+ * allocation, equal values equal words, the same hash and accessors as an
+ * allocated leaf, and a value is either always or never immediate. */
+Test(node, immediate_leaves) {
+  gv_arena *a = t_arena();
+  t_snapshot s0 = t_snap(a);
+  const int64_t edge = INT64_C(1) << 55;
+  const gv_node *lo = I(a, -edge), *hi = I(a, edge - 1), *z = I(a, 0), *one = F(a, 1.0);
+  const gv_node *nan = F(a, NAN), *h, *nn, *t, *st;
+  cr_assert_eq(gv_handle(a, (UINT64_C(1) << 56) - 1, &h, NULL), GV_OK);
+  cr_assert_eq(gv_none(a, &nn, NULL), GV_OK);
+  cr_assert_eq(gv_bool(a, true, &t, NULL), GV_OK);
+  cr_assert_eq(gv_star(a, &st, NULL), GV_OK);
+  t_snapshot s1 = t_snap(a);
+  cr_assert_eq(s1.st.nodes, s0.st.nodes, "immediates made %zu nodes", s1.st.nodes);
+  cr_assert_eq(s1.st.bytes_used, s0.st.bytes_used);
+  cr_assert_eq(gv_get_int(lo), -edge);
+  cr_assert_eq(gv_get_int(hi), edge - 1);
+  cr_assert_eq(gv_get_int(z), 0);
+  cr_assert_eq(gv_get_float(one), 1.0);
+  cr_assert(isnan(gv_get_float(nan)));
+  cr_assert_eq(gv_get_handle(h), (UINT64_C(1) << 56) - 1);
+  cr_assert(gv_get_bool(t));
+  cr_assert_eq(gv_kind(nn), GV_NONE);
+  cr_assert_eq(gv_kind(st), GV_STAR);
+  cr_assert_eq(gv_kind(one), GV_FLOAT);
+  cr_assert_eq(gv_num_leaves(z), 1);
+  cr_assert_eq(gv_arity(z), 0);
+  cr_assert(gv_is_leaf(z) && !gv_is_nested(z));
+  cr_assert_eq(gv_flags(nn), GV_F_CANONICAL | GV_F_HAS_NONE);
+  /* just past the edges: allocated, still exact, still interned */
+  const gv_node *lo1 = I(a, -edge - 1), *hi1 = I(a, edge), *third = F(a, 1.0 / 3.0), *h1;
+  cr_assert_eq(gv_handle(a, UINT64_C(1) << 56, &h1, NULL), GV_OK);
+  t_snapshot s2 = t_snap(a);
+  cr_assert_eq(s2.st.nodes, s1.st.nodes + 4);
+  cr_assert_eq(gv_get_int(lo1), -edge - 1);
+  cr_assert_eq(gv_get_int(hi1), edge);
+  cr_assert_eq(gv_get_float(third), 1.0 / 3.0);
+  cr_assert_eq(gv_get_handle(h1), UINT64_C(1) << 56);
+  cr_assert_eq(I(a, edge), hi1);
+  cr_assert_eq(F(a, 1.0 / 3.0), third);
+  /* the same hash as the stable definition gives any scalar */
+  cr_assert_eq(gv_hash(I(a, 1)), UINT64_C(0x7cc0b427921c644a));
+  cr_assert_neq(gv_hash(hi), gv_hash(hi1));
+  /* containers take them like any leaf */
+  const gv_node *kids[3] = {lo, hi1, nn}, *l;
+  cr_assert_eq(gv_list(a, kids, 3, &l, NULL), GV_OK);
+  cr_assert_eq(gv_child(l, 0), lo);
+  cr_assert_eq(gv_num_leaves(l), 3);
+  cr_assert(gv_flags(l) & GV_F_HAS_NONE);
+  cr_assert_str_eq(t_repr(a, l), "[-36028797018963968, 36028797018963968, None]");
+  gv_arena_free(a);
+}
+
+/* Words that are not nodes are refused, not read. */
+Test(node, bad_immediate_words_refused) {
+  gv_arena *a = t_arena();
+  const gv_node *bad[] = {(const gv_node *)(uintptr_t)1u,               /* kind 0 */
+                          (const gv_node *)(uintptr_t)((9u << 1) | 1u), /* a container kind */
+                          (const gv_node *)(uintptr_t)((5u << 8) | (GV_BOOL << 1) | 1u)};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    const gv_node *l;
+    gv_error e;
+    cr_assert_eq(gv_list(a, &bad[i], 1, &l, &e), GV_EINVAL, "word %zu", i);
+  }
+  gv_arena_free(a);
+}
+
+/* A shuffled keyset whose sorted twin exists takes its order from the twin;
+ * the result is the same as sorting would give, and keys that only equal the
+ * twin's in value (1 vs 1.0) still go through the sort. */
+Test(node, keyset_order_from_twin) {
+  gv_arena *a = t_arena();
+  enum { N = 40 };
+  const gv_node *k[N], *v[N], *d0, *d1, *d2;
+  char buf[8];
+  for (int i = 0; i < N; i++) {
+    snprintf(buf, sizeof buf, "k%02d", i);
+    k[i] = S(a, buf);
+    v[i] = I(a, i);
+  }
+  cr_assert_eq(gv_dict(a, k, v, N, &d0, NULL), GV_OK); /* sorted: the twin */
+  cr_assert(gv_keyset_sorted(gv_meta(d0)));
+  for (int r = 0; r < 2; r++) {
+    const gv_node *sk[N], *sv[N];
+    for (int i = 0; i < N; i++) {
+      int j = (i * 7 + r * 3) % N; /* a permutation: 7 and 40 are coprime */
+      sk[i] = k[j];
+      sv[i] = v[j];
+    }
+    cr_assert_eq(gv_dict(a, sk, sv, N, r ? &d2 : &d1, NULL), GV_OK);
+  }
+  for (const gv_node *d = d1;; d = d2) {
+    cr_assert(!gv_keyset_sorted(gv_meta(d)));
+    cr_assert_eq(gv_keyset_twin(gv_meta(d)), gv_meta(d0));
+    for (size_t i = 0; i < N; i++) {
+      cr_assert_eq(gv_key(d, gv_order_index(d, i)), k[i], "key %zu", i);
+      cr_assert_eq(gv_child(d, gv_order_index(d, i)), v[i]);
+    }
+    const gv_node *o;
+    cr_assert_eq(gv_order(a, d, &o, NULL, NULL), GV_OK);
+    cr_assert_eq(o, d0);
+    if (d == d2) break;
+  }
+  /* a repeated key among otherwise matching keys: found by the sort */
+  const gv_node *rk[N], *dd;
+  memcpy(rk, k, sizeof rk);
+  rk[0] = k[5];
+  rk[5] = k[0];
+  rk[7] = k[5];
+  gv_error e;
+  cr_assert_eq(gv_dict(a, rk, v, N, &dd, &e), GV_EKEY);
+  cr_assert(strstr(e.msg, "repeated key 'k05'"), "%s", e.msg);
+  /* int keys, and 1.0 in place of 1: the same set by value, another keyset */
+  const gv_node *ik[N], *fk[N], *di, *df;
+  for (int i = 0; i < N; i++)
+    ik[i] = fk[N - 1 - i] = I(a, i);
+  fk[N - 2] = F(a, 1.0);
+  cr_assert_eq(gv_dict(a, ik, v, N, &di, NULL), GV_OK);
+  cr_assert_eq(gv_dict(a, fk, v, N, &df, NULL), GV_OK);
+  cr_assert_neq(gv_keyset_twin(gv_meta(df)), gv_meta(di));
+  cr_assert_eq(gv_key(df, gv_order_index(df, 1)), fk[N - 2]);
+  cr_assert_eq(gv_key(df, gv_order_index(df, 2)), I(a, 2));
   gv_arena_free(a);
 }
 
@@ -326,7 +454,8 @@ Test(node, depth_limit) {
   gv_error e;
   gv_status s = GV_OK;
   int i;
-  for (i = 0; i < 20 && s == GV_OK; i++) s = gv_list(a, &n, 1, &n, &e);
+  for (i = 0; i < 20 && s == GV_OK; i++)
+    s = gv_list(a, &n, 1, &n, &e);
   cr_assert_eq(s, GV_EDEPTH);
   cr_assert_eq(i, 11);
   cr_assert_eq(gv_depth(n), 10);
