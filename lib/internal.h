@@ -407,7 +407,7 @@ typedef struct gv__sbuf {
 void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n);
 void gv__sbuf_puts(gv__sbuf *b, const char *s);
 /* Append the repr of a leaf or key (tuples of scalars included), e.g. 'a',
- * 1, (1, 'x'). Defined in text.c. */
+ * 1, (1, 'x'). Defined in print.c. */
 void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
 /* Append a path "(0, 'a')" from entries. */
 void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);

@@ -11,9 +11,13 @@
  * Stable hashing: XXH3-64 over a canonical little-endian byte string.
  * ------------------------------------------------------------------------- */
 
-static void gv__le64(unsigned char *p, uint64_t v) {
+static inline void gv__le64(unsigned char *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, sizeof v); /* one store, which the hash's loads can forward */
+#else
   for (int i = 0; i < 8; i++)
     p[i] = (unsigned char)(v >> (8 * i));
+#endif
 }
 
 uint64_t gv__hash_scalar(unsigned kind, uint64_t payload) {
@@ -42,7 +46,7 @@ static uint64_t gv__hash_blob(unsigned kind, const void *p, size_t len) {
  * the order-free set hash of the children (keysets). */
 static uint64_t gv__hash_cont_sum(unsigned kind, const gv_node *meta, const gv_node *aux,
                                   const gv_node *const *kids, size_t n, uint64_t *sum) {
-  enum { BLK = 64 };
+  enum { BLK = 256 }; /* one shot up to BLK children (the same hash as streaming) */
   unsigned char b[8 * (BLK + 3)];
   uint64_t acc = 0;
   gv__le64(b, (uint64_t)kind | ((uint64_t)n << 8));
@@ -82,8 +86,18 @@ static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node 
 /* Dict kinds hash their children in traversal order separately (vhash), so a
  * dict and its reordering share it and the ordering pass hashes in O(1). */
 static uint64_t gv__hash_vals(const gv_node *const *kids, size_t n, const uint32_t *perm) {
-  enum { BLK = 64 };
+  enum { BLK = 256 }; /* one shot up to BLK children (the same hash as streaming) */
   unsigned char b[8 * BLK];
+  if (n <= BLK) {
+    if (perm) {
+      for (size_t j = 0; j < n; j++)
+        gv__le64(b + 8 * j, gv__hash(kids[perm[j]]));
+    } else {
+      for (size_t j = 0; j < n; j++)
+        gv__le64(b + 8 * j, gv__hash(kids[j]));
+    }
+    return XXH3_64bits_withSeed(b, 8 * n, GV__HASH_SEED);
+  }
   XXH3_state_t st;
   memset(&st, 0, sizeof st); /* reset_withSeed reads the old seed field */
   XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
@@ -155,6 +169,11 @@ gv_status gv_bool(gv_arena *a, bool v, const gv_node **out, gv_error *err) {
   return gv__leaf(a, GV_BOOL, v ? 1u : 0u, out, err);
 }
 gv_status gv_int(gv_arena *a, int64_t v, const gv_node **out, gv_error *err) {
+  const gv_node *imm = gv__imm(GV_INT, (uint64_t)v);
+  if (imm && a && out) {
+    *out = imm;
+    return GV_OK;
+  }
   return gv__leaf(a, GV_INT, (uint64_t)v, out, err);
 }
 gv_status gv_handle(gv_arena *a, uint64_t h, const gv_node **out, gv_error *err) {
@@ -601,8 +620,12 @@ static gv_status gv__keyset_new(gv_arena *a, const gv_node *const *keys, size_t 
                                 uint64_t sethash, const gv_node *twin, const uint32_t *perm,
                                 unsigned bits, const gv_node **out, gv_error *err) {
   gv__kids_info ki;
-  gv_status st = gv__scan_kids(GV_KEYSET, keys, n, &ki, err);
-  if (st != GV_OK) return st;
+  if (twin) { /* the same keys: the same depth */
+    ki.depth = GV__CONT(twin)->depth;
+  } else {
+    gv_status st = gv__scan_kids(GV_KEYSET, keys, n, &ki, err);
+    if (st != GV_OK) return st;
+  }
   int indexed = !perm && n >= GV__KS_INDEX_MIN;
   size_t cap = indexed ? gv__rank_cap(n) : 0;
   if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
@@ -689,6 +712,18 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
   }
   if (known >= 0)
     return gv__keyset_new(a, keys, n, c.hash, sethash, NULL, NULL, (unsigned)known, out, err);
+  if (n >= GV__KS_INDEX_MIN) {
+    /* the same keys in another order may be here already: then no sort, and
+     * no check either (they are the twin's keys, checked when it was made) */
+    const gv_node *twin = gv__intern_find_set(a, sethash, n);
+    if (twin) {
+      uint32_t *perm = gv__tmp(a, n * sizeof *perm);
+      if (!perm) return gv__oom(err);
+      if (gv__perm_from_twin(twin, keys, n, perm))
+        return gv__keyset_new(a, keys, n, c.hash, 0, twin, perm, twin->aux16 & GV__KS_MIXED, out,
+                              err);
+    }
+  }
   unsigned classes = 0, kinds = 0;
   for (size_t i = 0; i < n; i++) {
     if (!gv_is_key(keys[i])) {
@@ -708,12 +743,6 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
   const gv_node **sorted = (const gv_node **)(void *)t;
   gv__pk *pk = (gv__pk *)(void *)(t + n * sizeof(gv_node *));
   uint32_t *idx = (uint32_t *)(void *)(pk + 2 * n), *merge = (uint32_t *)(void *)pk;
-  if (n >= GV__KS_INDEX_MIN) {
-    /* the same keys in another order may be here already: no sort needed */
-    const gv_node *twin = gv__intern_find_set(a, sethash, n);
-    if (twin && gv__perm_from_twin(twin, keys, n, idx))
-      return gv__keyset_new(a, keys, n, c.hash, 0, twin, idx, twin->aux16 & GV__KS_MIXED, out, err);
-  }
   if (kinds == 1u << GV_STR || kinds == 1u << GV_BYTES || kinds == 1u << GV_INT) {
     gv__sort_prefix(idx, pk, n, keys);
   } else {
