@@ -423,6 +423,16 @@ gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node 
 /* dict or defaultdict n rebuilt with its keyset's sorted twin (children
  * permuted); its hash comes from n's in O(1). */
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
+/* Constructors without a mark of their own, for callers that hold one and
+ * roll back on failure (the reader, the decoder). gv__blob_in takes str data
+ * as valid UTF-8 (the caller checked it). */
+gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, const gv_node **out,
+                      gv_error *err);
+gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                  const gv_node *aux, const gv_node **out, gv_error *err);
+gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
+                       const gv_node *const *keys, const gv_node *const *values, size_t n,
+                       const gv_node **out, gv_error *err);
 /* Python-equal keys (1 == 1.0 == True). */
 int gv__key_eq(const gv_node *x, const gv_node *y);
 

@@ -224,20 +224,14 @@ static size_t gv__utf8_check(const unsigned char *s, size_t len) {
   return len;
 }
 
-static gv_status gv__blob_make(gv_arena *a, unsigned kind, const void *p, size_t len,
-                               const gv_node **out, gv_error *err) {
-  if (!a || !out || (!p && len)) return gv__err(err, GV_EINVAL, "NULL argument");
-  if (kind == GV_STR) {
-    size_t bad = gv__utf8_check(p, len);
-    if (bad != len) return gv__err(err, GV_EINVAL, "invalid UTF-8 in str at byte %zu", bad);
-  }
+gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, const gv_node **out,
+                      gv_error *err) {
   gv__cand c;
   c.hash = gv__hash_blob(kind, p, len);
   c.kind = kind;
   c.arity = 0;
   c.data = p;
   c.len = len;
-  gv_mark m = gv_arena_mark(a);
   const gv_node *n = gv__intern_find(a, &c);
   if (n) {
     *out = n;
@@ -245,10 +239,8 @@ static gv_status gv__blob_make(gv_arena *a, unsigned kind, const void *p, size_t
   }
   gv__blob *b;
   if (len > SIZE_MAX - sizeof *b - 1 || gv__intern_reserve(a) != GV_OK ||
-      !(b = gv__alloc(a, sizeof *b + len + 1))) {
-    gv_arena_rollback(a, &m);
+      !(b = gv__alloc(a, sizeof *b + len + 1)))
     return gv__oom(err);
-  }
   b->h.hash = c.hash;
   b->h.kind = (uint8_t)kind;
   b->h.flags = GV_F_CANONICAL;
@@ -260,6 +252,19 @@ static gv_status gv__blob_make(gv_arena *a, unsigned kind, const void *p, size_t
   gv__intern_add(a, &b->h);
   *out = &b->h;
   return GV_OK;
+}
+
+static gv_status gv__blob_make(gv_arena *a, unsigned kind, const void *p, size_t len,
+                               const gv_node **out, gv_error *err) {
+  if (!a || !out || (!p && len)) return gv__err(err, GV_EINVAL, "NULL argument");
+  if (kind == GV_STR) {
+    size_t bad = gv__utf8_check(p, len);
+    if (bad != len) return gv__err(err, GV_EINVAL, "invalid UTF-8 in str at byte %zu", bad);
+  }
+  gv_mark m = gv_arena_mark(a);
+  gv_status s = gv__blob_in(a, kind, p, len, out, err);
+  if (s != GV_OK) gv_arena_rollback(a, &m);
+  return s;
 }
 
 gv_status gv_str(gv_arena *a, const char *s, size_t len, const gv_node **out, gv_error *err) {
@@ -780,8 +785,8 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
  * Public constructors
  * ------------------------------------------------------------------------- */
 
-static gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
-                         const gv_node *aux, const gv_node **out, gv_error *err) {
+gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                  const gv_node *aux, const gv_node **out, gv_error *err) {
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   return gv__make(a, kind, NULL, aux, items, n, out, err);
 }
@@ -809,9 +814,9 @@ gv_status gv_deque(gv_arena *a, const gv_node *const *items, size_t n, int64_t m
   GV__ATOMIC(a, gv__deque(a, items, n, maxlen, out, err));
 }
 
-static gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
-                              const gv_node *const *keys, const gv_node *const *values, size_t n,
-                              const gv_node **out, gv_error *err) {
+gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
+                       const gv_node *const *keys, const gv_node *const *values, size_t n,
+                       const gv_node **out, gv_error *err) {
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   const gv_node *ks;
   gv_status s = gv__keyset(a, keys, n, -1, &ks, err);

@@ -43,6 +43,17 @@ typedef struct pframe {
   int64_t maxlen;      /* deque */
 } pframe;
 
+/* The str cache: short strs (at most 16 bytes, no escapes) already made in
+ * this parse, by their bytes. Dict keys repeat; this spares them the UTF-8
+ * check, the hash and the intern probe. */
+#define KC_BITS 8
+#define KC_N (1u << KC_BITS)
+typedef struct kc_ent {
+  uint64_t w0, w1; /* the bytes, zero-padded */
+  size_t len;      /* SIZE_MAX: empty entry */
+  const gv_node *node;
+} kc_ent;
+
 typedef struct P {
   gv_arena *a;
   const unsigned char *t;
@@ -50,6 +61,8 @@ typedef struct P {
   gv_error *err;
   gv__vec frames, keys, vals, sb;
   size_t depth, max_depth;
+  kc_ent kc[KC_N];
+  size_t kc_used;
 } P;
 
 static void line_col(const P *p, size_t off, size_t *line, size_t *col) {
@@ -122,7 +135,7 @@ static gv_status p_cons(P *p, gv_status s, const gv_error *sub, size_t off) {
   return p_fail(p, off, s, "%s", sub->msg);
 }
 
-static void skip_ws(P *p) {
+static void skip_ws_slow(P *p) {
   const unsigned char *t = p->t;
   size_t i = p->pos, n = p->len;
   while (i < n) {
@@ -137,6 +150,14 @@ static void skip_ws(P *p) {
     }
   }
   p->pos = i;
+}
+
+static inline void skip_ws(P *p) {
+  if (p->pos < p->len) {
+    unsigned char c = p->t[p->pos];
+    if (c > ' ' && c != '#') return;
+  }
+  skip_ws_slow(p);
 }
 
 static int peek(const P *p) {
@@ -489,8 +510,125 @@ static gv_status push_frame(P *p, uint8_t type, uint8_t st, uint8_t fl, size_t o
   return GV_OK;
 }
 
-static gv_status push_node(P *p, gv__vec *v, const gv_node *n) {
-  if (gv__vec_push(p->a, v, &n) != GV_OK) return gv__oom(p->err);
+static inline gv_status push_node(P *p, gv__vec *v, const gv_node *n) {
+  if (v->len == v->cap && gv__vec_reserve(p->a, v, 1) != GV_OK) return gv__oom(p->err);
+  ((const gv_node **)v->p)[v->len++] = n;
+  return GV_OK;
+}
+
+/* --- fast paths for the common scalars; *ok = 0 (pos kept) sends the value
+ * to the general path, which also reports every error --- */
+
+/* The m <= 8 bytes at d as a little-endian word, zero-padded; room: bytes
+ * readable from d (at least m). Whole-word loads where the text allows. */
+static inline uint64_t kc_word(const unsigned char *d, size_t m, size_t room) {
+  uint64_t w = 0;
+  if (m == 0) return 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (room >= 8) {
+    memcpy(&w, d, 8);
+    return m == 8 ? w : w & ((UINT64_C(1) << (8 * m)) - 1);
+  }
+#else
+  (void)room;
+#endif
+  for (size_t i = m; i-- > 0;)
+    w = (w << 8) | d[i];
+  return w;
+}
+
+static const gv_node *kc_find(P *p, const unsigned char *d, size_t n, kc_ent **slot) {
+  size_t room = (size_t)(p->t + p->len - d);
+  uint64_t w0 = kc_word(d, n < 8 ? n : 8, room);
+  uint64_t w1 = n > 8 ? kc_word(d + 8, n - 8, room - 8) : 0;
+  uint64_t h = (w0 * UINT64_C(0x9E3779B97F4A7C15)) ^ (w1 * UINT64_C(0xC2B2AE3D27D4EB4F)) ^ n;
+  size_t i = (size_t)((h * UINT64_C(0xFF51AFD7ED558CCD)) >> (64 - KC_BITS)), mask = KC_N - 1;
+  for (;;) { /* linear probing; entries are never removed */
+    kc_ent *e = &p->kc[i];
+    if (e->len == n && e->w0 == w0 && e->w1 == w1) return e->node;
+    if (e->len == SIZE_MAX) {
+      *slot = NULL;
+      if (p->kc_used >= KC_N * 3 / 4) return NULL; /* full enough: not cached */
+      e->w0 = w0;
+      e->w1 = w1;
+      *slot = e; /* len and node set by the caller once the node exists */
+      return NULL;
+    }
+    i = (i + 1) & mask;
+  }
+}
+
+/* A str without escapes or non-ASCII bytes at pos (a quote). */
+static gv_status p_fast_str(P *p, const gv_node **r, int *ok) {
+  const unsigned char *t = p->t;
+  size_t i = p->pos + 1, n = p->len;
+  unsigned char q = t[p->pos];
+  *ok = 0;
+  while (i < n) {
+    unsigned char c = t[i];
+    if (c == q) break;
+    if (c == '\\' || c == '\n' || c == 0 || c >= 0x80) return GV_OK;
+    i++;
+  }
+  if (i >= n) return GV_OK;
+  const unsigned char *d = t + p->pos + 1;
+  size_t len = i - p->pos - 1;
+  if (len <= 16) {
+    kc_ent *e = NULL;
+    const gv_node *k = kc_find(p, d, len, &e);
+    if (!k) {
+      gv_status s = gv__blob_in(p->a, GV_STR, d, len, &k, p->err);
+      if (s != GV_OK) return s;
+      if (e) {
+        e->len = len;
+        e->node = k;
+        p->kc_used++;
+      }
+    }
+    *r = k;
+  } else {
+    gv_status s = gv__blob_in(p->a, GV_STR, d, len, r, p->err);
+    if (s != GV_OK) return s;
+  }
+  p->pos = i + 1;
+  *ok = 1;
+  return GV_OK;
+}
+
+/* A decimal int of at most 18 digits at pos, not followed by '.', 'e', 'E'
+ * or another digit. */
+static gv_status p_fast_int(P *p, const gv_node **r, int *ok) {
+  const unsigned char *t = p->t;
+  size_t i = p->pos, n = p->len;
+  int neg = t[i] == '-';
+  *ok = 0;
+  i += (size_t)neg;
+  size_t ds = i;
+  uint64_t v = 0;
+  while (i < n && t[i] >= '0' && t[i] <= '9' && i - ds < 19) {
+    v = v * 10 + (uint64_t)(t[i] - '0');
+    i++;
+  }
+  size_t nd = i - ds;
+  if (nd == 0 || nd > 18 || (nd > 1 && t[ds] == '0')) return GV_OK;
+  if (i < n && (t[i] == '.' || t[i] == 'e' || t[i] == 'E')) return GV_OK;
+  int64_t x = neg ? -(int64_t)v : (int64_t)v;
+  const gv_node *imm = gv__imm(GV_INT, (uint64_t)x);
+  if (imm) {
+    *r = imm;
+  } else {
+    gv_status s = gv_int(p->a, x, r, p->err);
+    if (s != GV_OK) return gv__oom(p->err);
+  }
+  p->pos = i;
+  *ok = 1;
+  return GV_OK;
+}
+
+static gv_status p_fast_scalar(P *p, int c, const gv_node **r, int *ok) {
+  if (c == '"' || c == '\'') return p_fast_str(p, r, ok);
+  if ((c >= '0' && c <= '9') || c == '-') return p_fast_int(p, r, ok);
+  *ok = 0;
   return GV_OK;
 }
 
@@ -637,17 +775,17 @@ static gv_status close_frame(P *p, const gv_node **r, int *have) {
   }
   switch (f.type) {
   case FR_LIST:
-    s = gv_list(p->a, V, nv, r, &sub);
+    s = gv__seq(p->a, GV_LIST, V, nv, NULL, r, &sub);
     break;
   case FR_TUPLE:
     if (nv == 1 && !(f.fl & FL_COMMA)) {
       *r = V[0]; /* (x) is x */
     } else {
-      s = gv_tuple(p->a, V, nv, r, &sub);
+      s = gv__seq(p->a, GV_TUPLE, V, nv, NULL, r, &sub);
     }
     break;
   case FR_DICT:
-    s = gv_dict(p->a, K, V, nk, r, &sub);
+    s = gv__dictlike(p->a, GV_DICT, NULL, K, V, nk, r, &sub);
     break;
   case FR_ODICT:
     if ((f.fl & FL_RAWLIST) && nv) {
@@ -708,54 +846,79 @@ static gv_status step(P *p, const gv_node **r, int *have) {
   *have = 0;
   switch (f->type) {
   case FR_LIST:
-  case FR_TUPLE: {
+  case FR_TUPLE: { /* loops over the scalar items; a container goes to p_value */
     int closer = f->type == FR_LIST ? ']' : ')';
     const char *exp = f->type == FR_LIST ? "',' or ']'" : "',' or ')'";
-    if (f->st == S_START) {
+    for (;;) {
+      if (f->st == S_START) {
+        if (c == closer) {
+          p->pos++;
+          return close_frame(p, r, have);
+        }
+        f->st = S_AFTER;
+        const gv_node *v;
+        if ((s = p_fast_scalar(p, c, &v, &ok)) != GV_OK) return s;
+        if (!ok) return p_value(p, r, have);
+        if ((s = push_node(p, &p->vals, v)) != GV_OK) return s;
+        skip_ws(p);
+        c = peek(p);
+      }
+      if (c == ',') {
+        p->pos++;
+        f->fl |= FL_COMMA;
+        f->st = S_START;
+        skip_ws(p);
+        c = peek(p);
+        continue;
+      }
       if (c == closer) {
         p->pos++;
         return close_frame(p, r, have);
       }
-      f->st = S_AFTER;
-      return p_value(p, r, have);
+      return p_expect(p, exp);
     }
-    if (c == ',') {
-      p->pos++;
-      f->fl |= FL_COMMA;
-      f->st = S_START;
-      return GV_OK;
-    }
-    if (c == closer) {
-      p->pos++;
-      return close_frame(p, r, have);
-    }
-    return p_expect(p, exp);
   }
-  case FR_DICT:
-    if (f->st == S_START) {
+  case FR_DICT: /* loops over str keys with scalar values; the rest goes to p_value */
+    for (;;) {
+      if (f->st == S_START) {
+        if (c == '}') {
+          p->pos++;
+          return close_frame(p, r, have);
+        }
+        f->st = S_COLON;
+        const gv_node *k;
+        ok = 0;
+        if ((c == '"' || c == '\'') && (s = p_fast_str(p, &k, &ok)) != GV_OK) return s;
+        if (!ok) return p_value(p, r, have);
+        if ((s = push_node(p, &p->keys, k)) != GV_OK) return s;
+        skip_ws(p);
+        c = peek(p);
+      }
+      if (f->st == S_COLON) {
+        if (c != ':') return p_expect(p, "':'");
+        p->pos++;
+        f->st = S_AFTER;
+        skip_ws(p);
+        const gv_node *v;
+        if ((s = p_fast_scalar(p, peek(p), &v, &ok)) != GV_OK) return s;
+        if (!ok) return p_value(p, r, have);
+        if ((s = push_node(p, &p->vals, v)) != GV_OK) return s;
+        skip_ws(p);
+        c = peek(p);
+      }
+      if (c == ',') {
+        p->pos++;
+        f->st = S_START;
+        skip_ws(p);
+        c = peek(p);
+        continue;
+      }
       if (c == '}') {
         p->pos++;
         return close_frame(p, r, have);
       }
-      f->st = S_COLON;
-      return p_value(p, r, have);
+      return p_expect(p, "',' or '}'");
     }
-    if (f->st == S_COLON) {
-      if (c != ':') return p_expect(p, "':'");
-      p->pos++;
-      f->st = S_AFTER;
-      return p_value(p, r, have);
-    }
-    if (c == ',') {
-      p->pos++;
-      f->st = S_START;
-      return GV_OK;
-    }
-    if (c == '}') {
-      p->pos++;
-      return close_frame(p, r, have);
-    }
-    return p_expect(p, "',' or '}'");
   case FR_CALL: /* first argument decides: namedtuple or custom */
     if (c == ')') {
       p->pos++;
@@ -930,6 +1093,8 @@ gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **ou
   gv__vec_init(&p.keys, sizeof(const gv_node *));
   gv__vec_init(&p.vals, sizeof(const gv_node *));
   gv__vec_init(&p.sb, 1);
+  for (size_t i = 0; i < sizeof p.kc / sizeof p.kc[0]; i++)
+    p.kc[i].len = SIZE_MAX;
   gv_mark m = gv_arena_mark(a);
   const gv_node *r = NULL;
   gv_status s = parse_run(&p, &r);
