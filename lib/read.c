@@ -558,19 +558,33 @@ static const gv_node *kc_find(P *p, const unsigned char *d, size_t n, kc_ent **s
   }
 }
 
+/* Bytes that end the fast scan of a str: NUL, newline, quotes, backslash,
+ * non-ASCII. */
+static const unsigned char str_stop[256] = {
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 /* A str without escapes or non-ASCII bytes at pos (a quote). */
 static gv_status p_fast_str(P *p, const gv_node **r, int *ok) {
   const unsigned char *t = p->t;
   size_t i = p->pos + 1, n = p->len;
   unsigned char q = t[p->pos];
   *ok = 0;
-  while (i < n) {
-    unsigned char c = t[i];
-    if (c == q) break;
-    if (c == '\\' || c == '\n' || c == 0 || c >= 0x80) return GV_OK;
-    i++;
+  for (;;) {
+    while (i < n && !str_stop[t[i]])
+      i++;
+    if (i >= n) return GV_OK; /* unterminated: the general path says so */
+    if (t[i] == q) break;
+    if (t[i] != '"' && t[i] != '\'') return GV_OK; /* an escape, non-ASCII, ... */
+    i++;                                           /* the other quote: part of the str */
   }
-  if (i >= n) return GV_OK;
   const unsigned char *d = t + p->pos + 1;
   size_t len = i - p->pos - 1;
   if (len <= 16) {
@@ -605,8 +619,9 @@ static gv_status p_fast_int(P *p, const gv_node **r, int *ok) {
   i += (size_t)neg;
   size_t ds = i;
   uint64_t v = 0;
-  while (i < n && t[i] >= '0' && t[i] <= '9' && i - ds < 19) {
-    v = v * 10 + (uint64_t)(t[i] - '0');
+  unsigned d;
+  while (i < n && (d = (unsigned)t[i] - '0') <= 9) { /* wraps past 19 digits: refused below */
+    v = v * 10 + d;
     i++;
   }
   size_t nd = i - ds;

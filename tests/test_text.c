@@ -524,3 +524,64 @@ Test(text, sbuf_repr_key) {
   cr_assert(sb.truncated);
   gv_arena_free(a);
 }
+
+/* The reader reads common scalars inside lists and dicts on a fast path;
+ * whatever path a value takes, it must give the same node and the same
+ * errors as the general path. */
+Test(text, fast_paths_agree_with_general_path) {
+  gv_arena *a = t_arena();
+  /* an escape or a non-ASCII byte sends a str to the general path */
+  cr_assert_eq(t_parse(a, "{'ab': 1}"), t_parse(a, "{'a\\x62': 1}"));
+  cr_assert_eq(t_parse(a, "['caf\xc3\xa9', 'x']"), t_parse(a, "['caf\\u00e9', 'x']"));
+  cr_assert_eq(t_parse(a, "[\"it's\", 'say \"hi\"']"),
+               t_parse(a, "['it\\'s', \"say \\\"hi\\\"\"]"));
+  /* strs longer than the cached ones, and 300 distinct keys (more than the cache holds) */
+  cr_assert_eq(t_parse(a, "['a-str-of-more-than-16-bytes', 'a-str-of-more-than-16-bytes']"),
+               t_parse(a, "['a-str-of-more-than-16-\\x62ytes', 'a-str-of-more-than-16-bytes']"));
+  char big[300 * 16 + 8];
+  size_t len = 0;
+  big[len++] = '{';
+  for (int i = 0; i < 300; i++)
+    len +=
+        (size_t)snprintf(big + len, sizeof big - len, "%s'k%03d': %d", i ? ", " : "", 299 - i, i);
+  big[len++] = '}';
+  big[len] = '\0';
+  const gv_node *d = t_parse(a, big);
+  cr_assert_eq(gv_arity(d), 300);
+  for (int i = 0; i < 300; i += 37) {
+    char k[8];
+    snprintf(k, sizeof k, "k%03d", 299 - i);
+    const gv_node *kn;
+    cr_assert_eq(gv_str(a, k, 4, &kn, NULL), GV_OK);
+    cr_assert_eq(gv_get_int(gv_get(d, kn)), i);
+  }
+  cr_assert_eq(t_parse(a, big), d);
+  /* ints: the fast path stops at 18 digits, and at '.', 'e' and 'E' */
+  rt(a, "[123456789012345678, 1234567890123456789, -9223372036854775808, 0, -0]",
+     "[123456789012345678, 1234567890123456789, -9223372036854775808, 0, 0]");
+  rt(a, "{'a': 36028797018963968, 'b': -36028797018963969}",
+     "{'a': 36028797018963968, 'b': -36028797018963969}");
+  rt(a, "[1.5, 2e3, 3E-1, -4.0, .5]", "[1.5, 2000.0, 0.3, -4.0, 0.5]");
+  rt(a, "(7)", "7");
+  rt(a, "(7,)", "(7,)");
+  rt(a, "{'a': -1, (1, 'x'): 'y', 2: [3]}", "{'a': -1, (1, 'x'): 'y', 2: [3]}");
+  /* errors inside containers, where the fast paths run first */
+  bads(a, "[007]", GV_EPARSE, 1, 2, "leading zeros");
+  bads(a, "{'a': 01}", GV_EPARSE, 1, 7, "leading zeros");
+  bads(a, "[1e]", GV_EPARSE, 1, 2, "exponent");
+  bads(a, "[-]", GV_EPARSE, 1, 2, "expected a value");
+  bads(a, "{'a': -}", GV_EPARSE, 1, 7, "expected a value");
+  bads(a, "[12x]", GV_EPARSE, 1, 4, "expected ',' or ']'");
+  bads(a, "{'a': 12 'b'}", GV_EPARSE, 1, 10, "expected ',' or '}'");
+  bads(a, "[99999999999999999999]", GV_ERANGE, 1, 2, "out of range");
+  bads(a, "{'k': 9223372036854775808}", GV_ERANGE, 1, 7, "out of range");
+  bads(a, "{'a\\q': 1}", GV_EPARSE, 1, 4, "invalid escape");
+  bads(a, "{'ab", GV_EPARSE, 1, 2, "unterminated string");
+  bads(a, "['ab", GV_EPARSE, 1, 2, "unterminated string");
+  bads(a, "{'a': 'b\ncd'}", GV_EPARSE, 1, 7, "unterminated string");
+  bads(a, "{'a': 'ok\xff'}", GV_EPARSE, 1, 10, "invalid UTF-8");
+  bads(a, "{'a' 1}", GV_EPARSE, 1, 6, "expected ':'");
+  bads(a, "{'a': 1, 'a': 2}", GV_EKEY, 1, 1, "'a'");
+  bad(a, "['a\0']", 6, GV_EPARSE, 1, 4, "NUL byte");
+  gv_arena_free(a);
+}
