@@ -14,6 +14,13 @@
  * pointer equality. Nodes are immutable; any number of threads may read them.
  * One writer at a time per arena.
  *
+ * A `const gv_node *` is an opaque handle, never to be dereferenced: small
+ * leaves (None, bools, *, ints within +-2^55, floats whose low 8 mantissa
+ * bits are 0 such as 1.0 or 0.5, handles below 2^56) are immediates, held in
+ * the handle itself and not allocated. The same value always gets the same
+ * handle, so pointer equality still means equality, and an immediate is valid
+ * in every arena and forever.
+ *
  * Every public operation is atomic: on any failure (budget exceeded, bad input,
  * a callback's error) the arena is rolled back to what it held before the call,
  * byte for byte, and every node the caller already had stays valid.
@@ -120,7 +127,7 @@ typedef struct gv_arena_stats {
   size_t bytes_used;     /* bytes handed out by the arena's bump allocator */
   size_t bytes_reserved; /* bytes the arena holds from its allocator, all included */
   size_t max_bytes;      /* the budget (0 = unlimited) */
-  size_t nodes;          /* interned nodes (metadata nodes included) */
+  size_t nodes;          /* interned nodes (metadata nodes included; immediates are not) */
   size_t chunks;         /* bump chunks */
   size_t table_slots;    /* intern index slots */
   uint64_t lookups;      /* intern lookups */
@@ -145,7 +152,8 @@ GV_API void gv_arena_stats(const gv_arena *a, gv_stats *out);
  * (their pointers become invalid) and restores the arena exactly. */
 GV_API gv_mark gv_arena_mark(const gv_arena *a);
 GV_API void gv_arena_rollback(gv_arena *a, const gv_mark *m);
-/* The i-th interned node in creation order (i < stats.nodes), or NULL. */
+/* The i-th interned node in creation order (i < stats.nodes), or NULL.
+ * Immediate leaves are not interned and never listed. */
 GV_API const struct gv_node *gv_arena_node_at(const gv_arena *a, size_t i);
 
 /* ===========================================================================
