@@ -169,10 +169,11 @@ static gv_status gv__fwp_leaf(void *ctx, const gv_node *const *path, size_t dept
                               const gv_node *leaf) {
   gv__fwp *c = ctx;
   const gv_node *p, *pair;
-  gv_status s = gv_tuple(c->a, path, depth, &p, NULL);
+  /* under flatten_with_path's mark: the constructors need none of their own */
+  gv_status s = gv__seq(c->a, GV_TUPLE, path, depth, NULL, &p, NULL);
   if (s != GV_OK) return s;
   const gv_node *two[2] = {p, leaf};
-  if ((s = gv_tuple(c->a, two, 2, &pair, NULL)) != GV_OK) return s;
+  if ((s = gv__seq(c->a, GV_TUPLE, two, 2, NULL, &pair, NULL)) != GV_OK) return s;
   return gv__vec_push(c->a, &c->pairs, &pair);
 }
 

@@ -225,6 +225,25 @@ static void put_jstr(tout *o, const char *s, size_t n) {
   o_putc(o, '"');
 }
 
+/* Decimal digits of u at the end of a 20-byte buffer; returns the first. */
+static char *fmt_u64(char *end, uint64_t u) {
+  char *p = end;
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  return p;
+}
+
+/* An int in decimal (what printf's PRId64 gives), written to o. */
+static void put_i64(tout *o, int64_t v) {
+  char b[24], *end = b + sizeof b;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  char *p = fmt_u64(end, u);
+  if (v < 0) *--p = '-';
+  o_put(o, p, (size_t)(end - p));
+}
+
 /* Python repr of a leaf. */
 static void put_scalar(tout *o, const gv_node *n) {
   char b[48];
@@ -240,8 +259,7 @@ static void put_scalar(tout *o, const gv_node *n) {
       o_put(o, "False", 5);
     break;
   case GV_INT:
-    k = snprintf(b, sizeof b, "%" PRId64, gv__ival(n));
-    o_put(o, b, (size_t)(k > 0 ? k : 0));
+    put_i64(o, gv__ival(n));
     break;
   case GV_FLOAT:
     o_put(o, b, fmt_float(b, gv__fval(n)));
@@ -530,7 +548,6 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
   char b[48];
   for (;;) {
     if (v) {
-      int k;
       switch (gv__kind(v)) {
       case GV_NONE:
         o_put(o, "null", 4);
@@ -542,8 +559,7 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
           o_put(o, "false", 5);
         break;
       case GV_INT:
-        k = snprintf(b, sizeof b, "%" PRId64, gv__ival(v));
-        o_put(o, b, (size_t)(k > 0 ? k : 0));
+        put_i64(o, gv__ival(v));
         break;
       case GV_FLOAT:
         if (!isfinite(gv__fval(v))) {
