@@ -302,8 +302,9 @@ GV_API GV_PURE bool gv_custom_keyed(const gv_node *n);
 /* Keysets: whether insertion order is already sorted; the sorted twin. */
 GV_API GV_PURE bool gv_keyset_sorted(const gv_node *keyset);
 GV_API GV_PURE const gv_node *gv_keyset_twin(const gv_node *keyset);
-/* The child under key k of a dict kind or keyed custom node, or NULL.
- * O(log n) for dicts. */
+/* The child under key k of a dict kind or keyed custom node, or NULL. Keys
+ * match as in Python (1, 1.0 and True find one another). O(log n) for dicts
+ * (a number in a dict whose keys mix types: O(n)). */
 GV_API const gv_node *gv_get(const gv_node *n, const gv_node *key);
 /* Compare two keys by the key order above (<0, 0, >0). */
 GV_API int gv_key_cmp(const gv_node *x, const gv_node *y);

@@ -96,20 +96,6 @@ static void put_schema(gv__sbuf *b, const gv_node *nt) {
   gv__sbuf_put(b, ")", 1);
 }
 
-/* The child of dict-kind d under key k. gv_get misses Python-equal keys of
- * other numeric types (1 vs 1.0 vs True) in mixed keysets, whose order ranks
- * types first; those fall back to a scan (only numbers and tuples can hit). */
-static const gv_node *dict_lookup(const gv_node *d, const gv_node *k) {
-  const gv_node *r = gv_get(d, k);
-  if (r || !(gv__kind(k) == GV_BOOL || gv__kind(k) == GV_INT || gv__kind(k) == GV_FLOAT ||
-             gv__kind(k) == GV_TUPLE))
-    return r;
-  const gv__cont *ks = GV__CONT(GV__CONT(d)->meta);
-  for (size_t i = 0; i < gv__arity(d); i++)
-    if (gv__key_eq(ks->kids[i], k)) return GV__CONT(d)->kids[i];
-  return NULL;
-}
-
 /* Lists the keys of x (in traversal order) absent from y. */
 static void put_missing(gv__sbuf *b, const gv_node *x, const gv_node *y) {
   const gv__cont *ks = GV__CONT(GV__CONT(x)->meta);
@@ -117,7 +103,7 @@ static void put_missing(gv__sbuf *b, const gv_node *x, const gv_node *y) {
   gv__sbuf_put(b, "[", 1);
   for (size_t i = 0; i < gv__arity(x) && !b->truncated; i++) {
     const gv_node *k = ks->kids[gv__trav_index(x, i)];
-    if (dict_lookup(y, k)) continue;
+    if (gv_get(y, k)) continue;
     if (!first) gv__sbuf_put(b, ", ", 2);
     first = 0;
     gv__sbuf_repr_key(b, k);
@@ -130,7 +116,7 @@ static int same_keys(const gv_node *a, const gv_node *b) {
   if (ka == kb || gv_keyset_twin(ka) == gv_keyset_twin(kb)) return 1;
   if (gv__arity(a) != gv__arity(b)) return 0;
   for (size_t i = 0; i < gv__arity(a); i++)
-    if (!dict_lookup(b, GV__CONT(ka)->kids[i])) return 0;
+    if (!gv_get(b, GV__CONT(ka)->kids[i])) return 0;
   return 1;
 }
 
@@ -213,7 +199,7 @@ const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i) {
     if (ka == kb) return GV__CONT(b)->kids[ix];
     if (gv__kind(a) != GV_ODICT && gv_keyset_twin(&ka->h) == gv_keyset_twin(&kb->h))
       return GV__CONT(b)->kids[kb->perm ? kb->perm[i] : i];
-    return dict_lookup(b, ka->kids[ix]);
+    return gv_get(b, ka->kids[ix]);
   }
   return GV__CONT(b)->kids[i];
 }

@@ -1105,6 +1105,14 @@ const gv_node *gv_get(const gv_node *n, const gv_node *key) {
       else
         hi = mid;
     }
+    /* a mixed keyset ranks bool < float < int first, so a number equal to a
+     * key of another numeric type (1.0 for 1, True for 1) is not where the
+     * search looks: scan for it */
+    unsigned kk = gv__kind(key);
+    if (mixed && (kk == GV_BOOL || kk == GV_INT || kk == GV_FLOAT)) {
+      for (size_t i = 0; i < gv__arity(n); i++)
+        if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
+    }
     return NULL;
   }
   if (gv_custom_keyed(n)) {

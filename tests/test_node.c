@@ -475,3 +475,32 @@ Test(node, rebuild_keeps_metadata) {
   cr_assert_eq(gv_rebuild(a, I(a, 1), w, &r, NULL), GV_EINVAL);
   gv_arena_free(a);
 }
+
+/* gv_get finds a key by Python equality, also where the keyset mixes types
+ * (and so ranks bool < float < int before comparing values). */
+Test(node, get_matches_python_equal_keys) {
+  gv_arena *a = t_arena();
+  const gv_node *plain = t_parse(a, "{1: 'one', 2.5: 'x', 3: 'three'}");
+  const gv_node *mixed = t_parse(a, "{1: 'one', 'a': 'A', 2.5: 'x', None: 'n', False: 'f'}");
+  const gv_node *tr, *fl1, *fl3, *one, *none;
+  cr_assert_eq(gv_bool(a, true, &tr, NULL), GV_OK);
+  cr_assert_eq(gv_float(a, 1.0, &fl1, NULL), GV_OK);
+  cr_assert_eq(gv_float(a, 3.0, &fl3, NULL), GV_OK);
+  cr_assert_eq(gv_none(a, &none, NULL), GV_OK);
+  one = I(a, 1);
+  size_t len;
+  cr_assert_str_eq(gv_get_str(gv_get(plain, fl1), &len), "one");
+  cr_assert_str_eq(gv_get_str(gv_get(plain, tr), &len), "one");
+  cr_assert_str_eq(gv_get_str(gv_get(plain, fl3), &len), "three");
+  cr_assert_str_eq(gv_get_str(gv_get(mixed, one), &len), "one");
+  cr_assert_str_eq(gv_get_str(gv_get(mixed, fl1), &len), "one");
+  cr_assert_str_eq(gv_get_str(gv_get(mixed, tr), &len), "one");
+  cr_assert_str_eq(gv_get_str(gv_get(mixed, I(a, 0)), &len), "f");
+  cr_assert_str_eq(gv_get_str(gv_get(mixed, F(a, 0.0)), &len), "f");
+  cr_assert_str_eq(gv_get_str(gv_get(mixed, F(a, 2.5)), &len), "x");
+  cr_assert_str_eq(gv_get_str(gv_get(mixed, S(a, "a")), &len), "A");
+  cr_assert_str_eq(gv_get_str(gv_get(mixed, none), &len), "n");
+  cr_assert_null(gv_get(mixed, I(a, 2)));
+  cr_assert_null(gv_get(mixed, S(a, "b")));
+  gv_arena_free(a);
+}
