@@ -109,8 +109,11 @@ static inline uint64_t gv__word(const gv_node *n) {
 static inline int gv__is_imm(const gv_node *n) {
   return (gv__word(n) & 1u) != 0;
 }
+/* The kind of an immediate: None, bool, int, float, handle or *; GV_INVALID
+ * for a word no constructor makes, so that nothing reads one as memory. */
 static inline unsigned gv__imm_kind(const gv_node *n) {
-  return (unsigned)(gv__word(n) >> 1) & 31u;
+  unsigned k = (unsigned)(gv__word(n) >> 1) & 31u;
+  return (0x19Eu >> k) & 1u ? k : 0u;
 }
 /* The payload bits of an immediate, as a boxed scalar stores them in v.u. */
 static inline uint64_t gv__imm_payload(const gv_node *n) {
@@ -161,8 +164,12 @@ static inline int gv__imm_valid(const gv_node *n) {
   if (w & 0xC0u) return 0;
   unsigned k = gv__imm_kind(n);
   switch (k) {
+  case GV_FLOAT: /* every NaN is the one NaN */
+    if ((w & UINT64_C(0x7FF0000000000000)) == UINT64_C(0x7FF0000000000000) &&
+        (w & UINT64_C(0x000FFFFFFFFFFF00)) != 0)
+      return GV__HAVE_IMM && (w & ~(uint64_t)0xFF) == UINT64_C(0x7FF8000000000000);
+    return GV__HAVE_IMM;
   case GV_INT:
-  case GV_FLOAT:
   case GV_HANDLE:
     return GV__HAVE_IMM;
   case GV_BOOL:

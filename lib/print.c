@@ -648,6 +648,7 @@ static gv_status print_any(gv_arena *a, const gv_node *n, bool json, gv_write_fn
                            gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!n) return gv__err(err, GV_EINVAL, "NULL node");
+  if (gv__is_imm(n) && !gv__imm_valid(n)) return gv__err(err, GV_EINVAL, "not a node");
   if (!w) return gv__err(err, GV_EINVAL, "NULL writer");
   char buf[TOUT_CAP];
   tout o;

@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -61,8 +62,9 @@ typedef struct P {
   gv_error *err;
   gv__vec frames, keys, vals, sb;
   size_t depth, max_depth;
-  kc_ent kc[KC_N];
   size_t kc_used;
+  int kc_ready; /* kc is set up on first use (small parses never touch it) */
+  kc_ent kc[KC_N];
 } P;
 
 static void line_col(const P *p, size_t off, size_t *line, size_t *col) {
@@ -538,6 +540,11 @@ static inline uint64_t kc_word(const unsigned char *d, size_t m, size_t room) {
 }
 
 static const gv_node *kc_find(P *p, const unsigned char *d, size_t n, kc_ent **slot) {
+  if (!p->kc_ready) {
+    for (size_t i = 0; i < KC_N; i++)
+      p->kc[i].len = SIZE_MAX;
+    p->kc_ready = 1;
+  }
   size_t room = (size_t)(p->t + p->len - d);
   uint64_t w0 = kc_word(d, n < 8 ? n : 8, room);
   uint64_t w1 = n > 8 ? kc_word(d + 8, n - 8, room - 8) : 0;
@@ -1098,7 +1105,7 @@ gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **ou
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   if (!text && len) return gv__err(err, GV_EINVAL, "NULL text");
   P p;
-  memset(&p, 0, sizeof p);
+  memset(&p, 0, offsetof(P, kc)); /* the cache is set up when first used */
   p.a = a;
   p.t = (const unsigned char *)(text ? text : "");
   p.len = len;
@@ -1108,8 +1115,6 @@ gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **ou
   gv__vec_init(&p.keys, sizeof(const gv_node *));
   gv__vec_init(&p.vals, sizeof(const gv_node *));
   gv__vec_init(&p.sb, 1);
-  for (size_t i = 0; i < sizeof p.kc / sizeof p.kc[0]; i++)
-    p.kc[i].len = SIZE_MAX;
   gv_mark m = gv_arena_mark(a);
   const gv_node *r = NULL;
   gv_status s = parse_run(&p, &r);

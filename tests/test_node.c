@@ -126,6 +126,18 @@ Test(node, bad_immediate_words_refused) {
     gv_error e;
     cr_assert_eq(gv_list(a, &bad[i], 1, &l, &e), GV_EINVAL, "word %zu", i);
   }
+  /* a NaN other than the one gv_float makes: it would be a second NaN leaf */
+  const gv_node *nan2 = (const gv_node *)(uintptr_t)(UINT64_C(0xFFF8000000000000) |
+                                                     (GV_FLOAT << 1) | 1u),
+                *l;
+  cr_assert_eq(gv_list(a, &nan2, 1, &l, NULL), GV_EINVAL);
+  /* a word claiming to be a str is never read as one */
+  const gv_node *str = (const gv_node *)(uintptr_t)((GV_STR << 1) | 1u);
+  cr_assert_eq(gv_kind(str), GV_INVALID);
+  cr_assert_null(gv_get_str(str, NULL));
+  const char *out;
+  size_t len;
+  cr_assert_eq(gv_print_str(a, str, false, &out, &len, NULL), GV_EINVAL);
   gv_arena_free(a);
 }
 
