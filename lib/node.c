@@ -305,6 +305,11 @@ static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t
       return gv__err(err, GV_EINVAL, "NULL child %zu", i);
     }
     if (gv__is_imm(k)) {
+      if ((gv__word(k) & 0xFFu) == ((GV_INT << 1) | 1u)) { /* the common case: an int */
+        all &= GV_F_CANONICAL;
+        leaves++;
+        continue;
+      }
       if (!gv__imm_valid(k)) return gv__err(err, GV_EINVAL, "child %zu is not a node", i);
       unsigned kk = gv__imm_kind(k), f = gv__leaf_flags(kk);
       all &= f;

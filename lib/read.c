@@ -155,9 +155,14 @@ static void skip_ws_slow(P *p) {
 }
 
 static inline void skip_ws(P *p) {
-  if (p->pos < p->len) {
-    unsigned char c = p->t[p->pos];
+  size_t i = p->pos;
+  if (i < p->len) { /* nothing to skip, or the one space after ',' or ':' */
+    unsigned char c = p->t[i];
     if (c > ' ' && c != '#') return;
+    if (c == ' ' && i + 1 < p->len && p->t[i + 1] > ' ' && p->t[i + 1] != '#') {
+      p->pos = i + 1;
+      return;
+    }
   }
   skip_ws_slow(p);
 }
