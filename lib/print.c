@@ -244,43 +244,57 @@ static void put_i64(tout *o, int64_t v) {
   o_put(o, p, (size_t)(end - p));
 }
 
-/* Python repr of a leaf. */
-static void put_scalar(tout *o, const gv_node *n) {
+/* A leaf in repr spelling, or with json in JSON's. Returns 0, having written
+ * nothing, for a leaf that has no JSON form (bytes, handle, *, nan, inf). */
+static int put_leaf(tout *o, const gv_node *n, int json) {
   char b[48];
   int k;
   switch (gv__kind(n)) {
   case GV_NONE:
-    o_put(o, "None", 4);
+    o_puts(o, json ? "null" : "None");
     break;
   case GV_BOOL:
     if (gv__ival(n))
-      o_put(o, "True", 4);
+      o_puts(o, json ? "true" : "True");
     else
-      o_put(o, "False", 5);
+      o_puts(o, json ? "false" : "False");
     break;
   case GV_INT:
     put_i64(o, gv__ival(n));
     break;
   case GV_FLOAT:
+    if (json && !isfinite(gv__fval(n))) return 0;
     o_put(o, b, fmt_float(b, gv__fval(n)));
     break;
   case GV_STR:
-    put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 0);
+    if (json)
+      put_jstr(o, GV__BLOB(n)->data, GV__BLOB(n)->len);
+    else
+      put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 0);
     break;
   case GV_BYTES:
+    if (json) return 0;
     put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 1);
     break;
   case GV_HANDLE:
+    if (json) return 0;
     k = snprintf(b, sizeof b, "&%" PRIu64, gv__sval(n));
     o_put(o, b, (size_t)(k > 0 ? k : 0));
     break;
   case GV_STAR:
+    if (json) return 0;
     o_putc(o, '*');
     break;
   default:
     o_puts(o, "<?>");
     break;
   }
+  return 1;
+}
+
+/* Python repr of a leaf. */
+static void put_scalar(tout *o, const gv_node *n) {
+  (void)put_leaf(o, n, 0);
 }
 
 /* Repr of a key: a leaf or a tuple of keys (at most GV_MAX_KEY_DEPTH deep;
@@ -550,38 +564,24 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
     if (v) {
       switch (gv__kind(v)) {
       case GV_NONE:
-        o_put(o, "null", 4);
-        break;
       case GV_BOOL:
-        if (gv__ival(v))
-          o_put(o, "true", 4);
-        else
-          o_put(o, "false", 5);
-        break;
       case GV_INT:
-        put_i64(o, gv__ival(v));
-        break;
       case GV_FLOAT:
-        if (!isfinite(gv__fval(v))) {
-          fmt_float(b, gv__fval(v));
-          char w[128];
-          snprintf(w, sizeof w, "float %s is not representable in JSON", b);
-          s = print_fail(err, &fr, GV_EINVAL, w);
-          goto done;
-        }
-        o_put(o, b, fmt_float(b, gv__fval(v)));
-        break;
       case GV_STR:
-        put_jstr(o, GV__BLOB(v)->data, GV__BLOB(v)->len);
-        break;
       case GV_BYTES:
       case GV_HANDLE:
       case GV_STAR: {
-        char w[80];
-        snprintf(w, sizeof w, "%s is not representable in JSON",
-                 gv__kind(v) == GV_BYTES    ? "bytes"
-                 : gv__kind(v) == GV_HANDLE ? "a handle"
-                                            : "*");
+        if (put_leaf(o, v, 1)) break;
+        char w[128];
+        if (gv__kind(v) == GV_FLOAT) {
+          fmt_float(b, gv__fval(v));
+          snprintf(w, sizeof w, "float %s is not representable in JSON", b);
+        } else {
+          snprintf(w, sizeof w, "%s is not representable in JSON",
+                   gv__kind(v) == GV_BYTES    ? "bytes"
+                   : gv__kind(v) == GV_HANDLE ? "a handle"
+                                              : "*");
+        }
         s = print_fail(err, &fr, GV_EINVAL, w);
         goto done;
       }
