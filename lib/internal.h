@@ -100,8 +100,6 @@ typedef struct gv__cont {
 #else
 #define GV__HAVE_IMM 0
 #endif
-#define GV__IMM_INT_MIN (-(INT64_C(1) << 55))
-#define GV__IMM_INT_END (INT64_C(1) << 55)
 
 static inline uint64_t gv__word(const gv_node *n) {
   return (uint64_t)(uintptr_t)(const void *)n;
@@ -431,8 +429,8 @@ gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node 
  * permuted); its hash comes from n's in O(1). */
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
 /* Constructors without a mark of their own, for callers that hold one and
- * roll back on failure (the reader, the decoder). gv__blob_in takes str data
- * as valid UTF-8 (the caller checked it). */
+ * roll back on failure (the reader, flatten_with_path). gv__blob_in takes str
+ * data as valid UTF-8 (the caller checked it). */
 gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, const gv_node **out,
                       gv_error *err);
 gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,

@@ -89,13 +89,8 @@ static uint64_t gv__hash_vals(const gv_node *const *kids, size_t n, const uint32
   enum { BLK = 256 }; /* one shot up to BLK children (the same hash as streaming) */
   unsigned char b[8 * BLK];
   if (n <= BLK) {
-    if (perm) {
-      for (size_t j = 0; j < n; j++)
-        gv__le64(b + 8 * j, gv__hash(kids[perm[j]]));
-    } else {
-      for (size_t j = 0; j < n; j++)
-        gv__le64(b + 8 * j, gv__hash(kids[j]));
-    }
+    for (size_t j = 0; j < n; j++)
+      gv__le64(b + 8 * j, gv__hash(kids[perm ? perm[j] : j]));
     return XXH3_64bits_withSeed(b, 8 * n, GV__HASH_SEED);
   }
   XXH3_state_t st;
@@ -124,14 +119,9 @@ static uint64_t gv__hash_dict(unsigned kind, size_t n, const gv_node *meta, cons
  * Leaves
  * ------------------------------------------------------------------------- */
 
-static gv_status gv__leaf(gv_arena *a, unsigned kind, uint64_t u, const gv_node **out,
-                          gv_error *err) {
-  if (!a || !out) return gv__err(err, GV_EINVAL, "NULL argument");
-  const gv_node *imm = gv__imm(kind, u);
-  if (imm) {
-    *out = imm;
-    return GV_OK;
-  }
+/* A leaf that must be allocated: interned under a mark of its own. */
+static gv_status gv__leaf_boxed(gv_arena *a, unsigned kind, uint64_t u, const gv_node **out,
+                                gv_error *err) {
   gv__cand c;
   c.hash = gv__hash_scalar(kind, u);
   c.kind = kind;
@@ -159,6 +149,18 @@ static gv_status gv__leaf(gv_arena *a, unsigned kind, uint64_t u, const gv_node 
   return GV_OK;
 }
 
+/* Inlined into each scalar constructor: an immediate costs a few instructions. */
+static inline gv_status gv__leaf(gv_arena *a, unsigned kind, uint64_t u, const gv_node **out,
+                                 gv_error *err) {
+  if (!a || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  const gv_node *imm = gv__imm(kind, u);
+  if (imm) {
+    *out = imm;
+    return GV_OK;
+  }
+  return gv__leaf_boxed(a, kind, u, out, err);
+}
+
 gv_status gv_none(gv_arena *a, const gv_node **out, gv_error *err) {
   return gv__leaf(a, GV_NONE, 0, out, err);
 }
@@ -169,11 +171,6 @@ gv_status gv_bool(gv_arena *a, bool v, const gv_node **out, gv_error *err) {
   return gv__leaf(a, GV_BOOL, v ? 1u : 0u, out, err);
 }
 gv_status gv_int(gv_arena *a, int64_t v, const gv_node **out, gv_error *err) {
-  const gv_node *imm = gv__imm(GV_INT, (uint64_t)v);
-  if (imm && a && out) {
-    *out = imm;
-    return GV_OK;
-  }
   return gv__leaf(a, GV_INT, (uint64_t)v, out, err);
 }
 gv_status gv_handle(gv_arena *a, uint64_t h, const gv_node **out, gv_error *err) {

@@ -599,23 +599,18 @@ static gv_status p_fast_str(P *p, const gv_node **r, int *ok) {
   }
   const unsigned char *d = t + p->pos + 1;
   size_t len = i - p->pos - 1;
-  if (len <= 16) {
-    kc_ent *e = NULL;
-    const gv_node *k = kc_find(p, d, len, &e);
-    if (!k) {
-      gv_status s = gv__blob_in(p->a, GV_STR, d, len, &k, p->err);
-      if (s != GV_OK) return s;
-      if (e) {
-        e->len = len;
-        e->node = k;
-        p->kc_used++;
-      }
-    }
-    *r = k;
-  } else {
-    gv_status s = gv__blob_in(p->a, GV_STR, d, len, r, p->err);
+  kc_ent *e = NULL;
+  const gv_node *k = len <= 16 ? kc_find(p, d, len, &e) : NULL;
+  if (!k) {
+    gv_status s = gv__blob_in(p->a, GV_STR, d, len, &k, p->err);
     if (s != GV_OK) return s;
+    if (e) {
+      e->len = len;
+      e->node = k;
+      p->kc_used++;
+    }
   }
+  *r = k;
   p->pos = i + 1;
   *ok = 1;
   return GV_OK;
@@ -640,13 +635,8 @@ static gv_status p_fast_int(P *p, const gv_node **r, int *ok) {
   if (nd == 0 || nd > 18 || (nd > 1 && t[ds] == '0')) return GV_OK;
   if (i < n && (t[i] == '.' || t[i] == 'e' || t[i] == 'E')) return GV_OK;
   int64_t x = neg ? -(int64_t)v : (int64_t)v;
-  const gv_node *imm = gv__imm(GV_INT, (uint64_t)x);
-  if (imm) {
-    *r = imm;
-  } else {
-    gv_status s = gv_int(p->a, x, r, p->err);
-    if (s != GV_OK) return gv__oom(p->err);
-  }
+  gv_status s = gv_int(p->a, x, r, p->err); /* an immediate unless beyond 2^55 */
+  if (s != GV_OK) return s;
   p->pos = i;
   *ok = 1;
   return GV_OK;
@@ -905,7 +895,7 @@ static gv_status step(P *p, const gv_node **r, int *have) {
       return p_expect(p, exp);
     }
   }
-  case FR_DICT: /* loops over str keys with scalar values; the rest goes to p_value */
+  case FR_DICT: /* loops over scalar keys and values; the rest goes to p_value */
     for (;;) {
       if (f->st == S_START) {
         if (c == '}') {
@@ -914,8 +904,7 @@ static gv_status step(P *p, const gv_node **r, int *have) {
         }
         f->st = S_COLON;
         const gv_node *k;
-        ok = 0;
-        if ((c == '"' || c == '\'') && (s = p_fast_str(p, &k, &ok)) != GV_OK) return s;
+        if ((s = p_fast_scalar(p, c, &k, &ok)) != GV_OK) return s;
         if (!ok) return p_value(p, r, have);
         if ((s = push_node(p, &p->keys, k)) != GV_OK) return s;
         skip_ws(p);

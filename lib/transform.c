@@ -6,10 +6,6 @@
  * Shared helpers
  * ------------------------------------------------------------------------- */
 
-static int is_value(const gv_node *n) {
-  return gv__is_value(n);
-}
-
 /* Frames of the walk that lead to the node n being visited (pre) or closed
  * (post: n's own frame, if pushed, is excluded). */
 static size_t walk_depth(gv__walk *w, const gv_node *n) {
@@ -59,7 +55,7 @@ static gv_status trav_call(gv__walk *w, const gv_node *node, const gv_node *at, 
     if ((s = gv_none(w->a, res, NULL)) != GV_OK) return gv__oom(w->err);
     return GV_OK;
   case GV_VISIT_REPLACE:
-    if (!is_value(repl)) return bad_result(w->err, w->frames.p, d);
+    if (!gv__is_value(repl)) return bad_result(w->err, w->frames.p, d);
     *res = repl;
     return GV_OK;
   default:
@@ -135,7 +131,7 @@ static gv_status map1_pre(gv__walk *w, const gv_node *n, int *descend, const gv_
   const gv_node *r = NULL;
   gv_status s = c->f(c->ctx, w->a, &n, 1, &r);
   if (s != GV_OK) return callback_fail(w->err, s, w->frames.p, w->frames.len);
-  if (!is_value(r)) return bad_result(w->err, w->frames.p, w->frames.len);
+  if (!gv__is_value(r)) return bad_result(w->err, w->frames.p, w->frames.len);
   *res = r;
   return GV_OK;
 }
@@ -214,7 +210,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
         callback_fail(err, s, frames.p, frames.len);
         goto done;
       }
-      if (!is_value(res)) {
+      if (!gv__is_value(res)) {
         s = bad_result(err, frames.p, frames.len);
         goto done;
       }
@@ -305,7 +301,7 @@ done:
 static gv_status check_trees(const gv_node *const *trees, size_t n, gv_error *err) {
   if (n && !trees) return gv__err(err, GV_EINVAL, "NULL trees");
   for (size_t i = 0; i < n; i++)
-    if (!is_value(trees[i])) return gv__err(err, GV_EINVAL, "tree %zu is not a value node", i);
+    if (!gv__is_value(trees[i])) return gv__err(err, GV_EINVAL, "tree %zu is not a value node", i);
   return GV_OK;
 }
 
@@ -334,7 +330,7 @@ gv_status gv_map(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *const *tree
 gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *ctx,
                        const gv_node *const *trees, size_t ntrees, const gv_node **out,
                        gv_error *err) {
-  if (!a || !f || !out || !is_value(shallow)) return gv__err(err, GV_EINVAL, "NULL argument");
+  if (!a || !f || !out || !gv__is_value(shallow)) return gv__err(err, GV_EINVAL, "NULL argument");
   if (ntrees == 0) return gv__err(err, GV_EINVAL, "must provide at least one structure");
   if (ntrees == SIZE_MAX) return gv__err(err, GV_ERANGE, "too many trees");
   gv_status s = check_trees(trees, ntrees, err);
@@ -378,7 +374,7 @@ static gv_status l2t_post(gv__walk *w, const gv_node *n, const gv_node *rebuilt,
 }
 
 gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
-  if (!a || !is_value(t) || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  if (!a || !gv__is_value(t) || !out) return gv__err(err, GV_EINVAL, "NULL argument");
   if (!(gv_flags(t) & GV_F_HAS_LIST)) {
     *out = t;
     return GV_OK;
@@ -425,7 +421,7 @@ static gv_status order_dict(gv__walk *w, const gv_node *rebuilt, const gv_node *
 
 gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out, bool *changed,
                    gv_error *err) {
-  if (!a || !is_value(t) || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  if (!a || !gv__is_value(t) || !out) return gv__err(err, GV_EINVAL, "NULL argument");
   if (gv__flags(t) & GV_F_CANONICAL) {
     *out = t;
     if (changed) *changed = false;
