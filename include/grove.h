@@ -32,6 +32,10 @@
  *
  * No function recurses on the C stack: depth is bounded by the arena's budget
  * and its max_depth, never by the machine stack.
+ *
+ * Text in and out: docs/notation.md (the literal notation gv_parse reads and
+ * gv_print writes); binary: docs/wire-format.md (gv_encode, gv_decode).
+ * grove is MIT-licensed; CHANGELOG.md says what is stable between versions.
  */
 #ifndef GROVE_H
 #define GROVE_H
@@ -48,10 +52,13 @@ extern "C" {
  * Version and attributes
  * =========================================================================== */
 
+/* The version of this header (SemVer; CHANGELOG.md says what is stable). */
 #define GV_VERSION_MAJOR 0
 #define GV_VERSION_MINOR 1
 #define GV_VERSION_PATCH 0
 #define GV_VERSION_STRING "0.1.0"
+/* One number for comparisons in #if: MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100). */
+#define GV_VERSION_NUMBER (GV_VERSION_MAJOR * 10000 + GV_VERSION_MINOR * 100 + GV_VERSION_PATCH)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define GV_NODISCARD __attribute__((warn_unused_result))
@@ -63,13 +70,27 @@ extern "C" {
 #define GV_PRINTF(f, a)
 #endif
 
-#if defined(_WIN32) && defined(GROVE_SHARED)
+/* GV_API marks the public functions, the only symbols a shared libgrove exports (the
+ * library is compiled with -fvisibility=hidden). On Windows: GROVE_BUILDING while building the
+ * DLL (dllexport), nothing for a program using the DLL (dllimport), and GROVE_STATIC for one
+ * linking the static library. CMake's grove::grove and grove.pc define GROVE_STATIC for you. */
+#if defined(_WIN32) || defined(__CYGWIN__)
+#if defined(GROVE_STATIC)
+#define GV_API
+#elif defined(GROVE_BUILDING)
 #define GV_API __declspec(dllexport)
+#else
+#define GV_API __declspec(dllimport)
+#endif
 #elif defined(__GNUC__) || defined(__clang__)
 #define GV_API __attribute__((visibility("default")))
 #else
 #define GV_API
 #endif
+
+/* The version of the library linked in ("0.1.0"); with a shared library it may be newer than
+ * GV_VERSION_STRING, the header's. */
+GV_API const char *gv_version(void);
 
 /* ===========================================================================
  * Status and errors
@@ -375,8 +396,25 @@ GV_API GV_NODISCARD gv_status gv_order(gv_arena *a, const gv_node *t, const gv_n
  * Compare
  * =========================================================================== */
 
-/* GV_OK if b matches a (SEMANTICS.md's match relation), else GV_EMISMATCH with
- * "at PATH: ..." in err. */
+/* The match relation. y matches the reference x when, walking both from the root in
+ * traversal order, every node of x and the node of y at the same place satisfy:
+ *   - x a leaf: y is a leaf too; any leaf kind matches any other (1 matches 'a', None, *).
+ *   - x a list, tuple or deque: y has the same kind and the same arity.
+ *   - x a namedtuple: y a namedtuple of the same type (type name and field names), same arity.
+ *   - x a dict, OrderedDict or defaultdict: y any of the three, with the same set of keys
+ *     (order ignored); children pair by key.
+ *   - x a custom node: y a custom node with the same type name, the same metadata (for a
+ *     keyed one its keys, in order) and the same arity.
+ * Not compared: leaf values, deque maxlen, defaultdict factory, the key order of dicts.
+ * Several-tree gv_map uses the same relation with its first tree as x; gv_map_up_to applies it
+ * down to the leaves of its shallow tree only.
+ *
+ * gv_same_structure: GV_OK if y matches x, else GV_EMISMATCH. The message starts with the path
+ * of the first difference (omitted at the root), then says what x has ("expected") and what y
+ * has ("got"): "at (1,): list arity mismatch: expected 2 items, got 3". The other messages
+ * contain "don't have the same nested structure" (a leaf against a container), "expected
+ * <kind>", "dictionary key mismatch" (with the missing and the extra keys), "namedtuple type
+ * mismatch", "custom node type mismatch" or "custom node data mismatch". */
 GV_API GV_NODISCARD gv_status gv_same_structure(gv_arena *a, const gv_node *x, const gv_node *y,
                                                 gv_error *err);
 /* GV_OK if the path sets are equal, else GV_EMISMATCH listing both differences. */
@@ -393,10 +431,16 @@ GV_API GV_NODISCARD gv_status gv_is_prefix(gv_arena *a, const gv_node *shallow, 
 /* A sink for printers and encoders; a non-OK status aborts. */
 typedef gv_status (*gv_write_fn)(void *ctx, const char *data, size_t len);
 
+/* Reads one tree written in the literal notation -- Python literals (None, True, 1, 2.5,
+ * 'str', b'bytes', [list], (tuple,), {dict}, OrderedDict(...), defaultdict(...), deque(...),
+ * Point(x=1, y=2), Name([...])) plus JSON, &17 handles and the placeholder *. docs/notation.md
+ * is its full grammar, with what is rejected. On GV_EPARSE (and GV_ERANGE, GV_EKEY, GV_EDEPTH)
+ * err holds the 1-based line and column: "line 1, column 9: expected ',' or ']'". */
 GV_API GV_NODISCARD gv_status gv_parse(gv_arena *a, const char *text, size_t len,
                                        const gv_node **out, gv_error *err);
-/* Python repr style (../shared/CLI.md). Scratch memory counts toward the
- * arena's budget during the call and is released after it. */
+/* Python repr style: {'a': 1}, (1,), OrderedDict({'a': 1}), Point(x=1, y=2), shortest
+ * round-trip floats; gv_parse reads it back to the same node. Scratch memory counts toward
+ * the arena's budget during the call and is released after it. */
 GV_API GV_NODISCARD gv_status gv_print(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
                                        gv_error *err);
 /* JSON; GV_EINVAL where the tree has no JSON form (bytes, handles, *, nan,
