@@ -835,10 +835,13 @@ gv_status gv_odict(gv_arena *a, const gv_node *const *keys, const gv_node *const
   GV__ATOMIC(a, gv__dictlike(a, GV_ODICT, NULL, keys, values, n, out, err));
 }
 
-/* An identifier usable as a type or field name in the literal notation. */
+/* An identifier usable as a type or field name in the literal notation. The words the reader
+ * takes as values are never names; before '(' it also takes Infinity and NaN as values and
+ * the three reserved calls as themselves, so a type name cannot be one of those either. */
 static int gv__ident_ok(const gv_node *s, int type_name) {
-  static const char *const words[] = {"None", "True", "False",       "null",        "true", "false",
-                                      "inf",  "nan",  "OrderedDict", "defaultdict", "deque"};
+  static const char *const words[] = {"None",  "True",     "False", "null",        "true",
+                                      "false", "inf",      "nan",   "OrderedDict", "defaultdict",
+                                      "deque", "Infinity", "NaN"};
   if (!s || gv__kind(s) != GV_STR || GV__BLOB(s)->len == 0) return 0;
   const unsigned char *p = (const unsigned char *)GV__BLOB(s)->data;
   size_t len = GV__BLOB(s)->len;
