@@ -1,8 +1,8 @@
 /*
  * grove-bench -- grove side by side with jansson and cJSON.
  *
- * Workloads: ../shared/bench-workloads.md (W1..W5, W5s; W4x grove only).
- * Goals checked by eye (never asserted): DESIGN.md section 6.
+ * Workloads and performance goals: docs/benchmarks.md (W1..W5, W5s; W4x grove
+ * only). The goals are checked by eye, never asserted.
  *
  * Shuffles: every engine sees the same insertion orders. The keys of dict
  * number `index` (W2: index 0; W5/W5s: index = position in the list) are put in
@@ -1546,7 +1546,7 @@ static void print_table(void) {
          g_timer_overhead);
 }
 
-/* DESIGN.md section 6, checked by eye: printed, never asserted. */
+/* The performance goals (docs/benchmarks.md), checked by eye: printed, never asserted. */
 static const cell *find_cell(const char *wl, const char *op, int eng) {
   for (size_t i = 0; i < g_nrows; i++)
     if (!strcmp(g_rows[i].workload, wl) && !strcmp(g_rows[i].op, op)) return &g_rows[i].c[eng];
@@ -1578,7 +1578,7 @@ static void print_goals(void) {
   const cell *oj = find_cell("W5", "order", ENG_JANSSON);
   const cell *pg = find_cell("W5", "parse", ENG_GROVE);
   const cell *pc = find_cell("W5", "parse", ENG_CJSON);
-  printf("\nDESIGN.md section 6 goals (this run%s):\n\n", g_quick ? ", --quick: W5 reduced" : "");
+  printf("\nPerformance goals (this run%s):\n\n", g_quick ? ", --quick: W5 reduced" : "");
   printf("| goal | measured | status |\n|---|---|---|\n");
   bool k = fg && fg->ok;
   double per = k ? fg->med / (double)(g_quick ? 10000 : 1000000) : 0;

@@ -4,10 +4,11 @@
 
 #include "internal.h"
 
-/* One step of SEMANTICS.md's match relation: does b match the reference a at
- * this node (children not looked at)? When a is a leaf, rule 1 applies (b must
- * be a leaf); callers that do not apply rule 1 (map_up_to) must not call it on
- * leaves. Returns 1 on a match; otherwise 0 with the message (no path) in msg. */
+/* One step of the match relation (stated in include/grove.h, above
+ * gv_same_structure): does b match the reference a at this node (children not
+ * looked at)? When a is a leaf, the leaf rule applies (b must be a leaf);
+ * callers that do not apply it (map_up_to) must not call this on leaves.
+ * Returns 1 on a match; otherwise 0 with the message (no path) in msg. */
 int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg);
 /* The child of b paired with a's child at traversal position i (a and b
  * matched by gv__match_node). */
