@@ -563,7 +563,7 @@ static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) 
   const gv_node **out = (const gv_node **)d->keys.p;
   size_t pos = sl->pos;
   for (size_t i = 0; i < sl->n; i++) {
-    uint64_t v;
+    uint64_t v = 0; /* set by d_varint_at; gcc -O3 cannot see it */
     gv_status s = d_varint_at(d, &pos, &v);
     if (s != GV_OK) return s;
     out[i] = d->slots[k - 1 - (size_t)v].node;
