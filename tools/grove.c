@@ -1105,7 +1105,7 @@ static int set_option(cli *c, const optdef *o, const char *val) {
     break;
   case OPT_OUTPUT:
     if (!*val) return usage_error("%s", "-o needs a file name");
-    c->output = val;
+    c->output = strcmp(val, "-") == 0 ? NULL : val; /* -o - is standard output */
     break;
   }
   return 0;
