@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Thin wrapper over CMake presets. `make demo` and `make test` set up a fresh Debian machine:
 # each target installs (as root, with apt-get) the packages it needs, and only those.
 BUILD_DEPS   := cmake ninja-build pkg-config gcc libc6-dev libmimalloc-dev libxxhash-dev

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grove-bench -- grove side by side with jansson and cJSON.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install rules (included by the top CMakeLists.txt when GROVE_INSTALL is ON).
 #
 #   lib/libgrove.a or lib/libgrove.so.X.Y.Z (+ soname links)   include/grove.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* build_map.c -- build a tree with the C API, map a function over it, see the sharing.
  *
  * README. Builds the parameters of a tiny model, {'layer': Dense(w=[0.5, -1.5], b=0.25),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DPROGRAM=... [-DINPUT=file] -DEXPECTED=file -P check_output.cmake
 # Runs PROGRAM (standard input from INPUT, else empty) and fails unless it exits 0 and its
 # standard output equals the file EXPECTED byte for byte.

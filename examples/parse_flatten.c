@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_flatten.c -- parse a tree, flatten it, print it.
  *
  * README. The first program to try with grove. It reads one tree written in the literal

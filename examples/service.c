@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* service.c -- a request loop over one long-lived arena with a memory budget.
  *
  * README. The shape of a service that takes trees from untrusted clients: one arena, created

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_budget.c -- libFuzzer target for running out of budget.
  *
  * Input: two bytes choosing a tiny max_bytes, then literal text. The text is

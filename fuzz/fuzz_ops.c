@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_ops.c -- libFuzzer target for the tree operations.
  *
  * Input: OPS '%' X '%' Y. X and Y are literal notation ('%' never occurs in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_parse.c -- libFuzzer target for the literal-notation reader.
  *
  * Arbitrary bytes go to gv_parse in a fresh arena with a few MiB of budget.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_wire.c -- libFuzzer target for gv_decode.
  *
  * Decodes arbitrary bytes into a fresh arena with a modest budget. A failure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grove.h -- nested data structures ("pytrees") as interned, immutable nodes.
  *

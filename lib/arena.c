@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.c -- bump chunks, the budget, marks and rollback, stats. */
 #include "internal.h"
 

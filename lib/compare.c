@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c -- same_structure, same_paths, is_prefix and the match relation. */
 #include "internal.h"
 #include "match.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* errors.c -- status names, error messages, small text buffers, scratch vectors. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* flatten.c -- flatten, structure, paths, pack_sequence_as. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* intern.c -- the hash-cons table: open addressing (linear probing) over a
  * compact, creation-ordered entries array. A slot holds the high 32 bits of a
  * hash and, in its low 32 bits, the entry index + 1 (0 = empty), with bit 31

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h -- grove's private layouts and helpers (never installed). */
 #ifndef GROVE_INTERNAL_H
 #define GROVE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* match.h -- the match relation shared by compare.c and transform.c (private). */
 #ifndef GROVE_MATCH_H
 #define GROVE_MATCH_H

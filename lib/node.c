@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* node.c -- constructors, keysets and the key order, flags, accessors. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* print.c -- the repr (literal notation) and JSON printers.
  *
  * Iterative: the printers keep an explicit stack of (node, next child) frames;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read.c -- the literal notation reader (a superset of JSON).
  *
  * Iterative: an explicit stack of frames (one per open container) plus two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* version.c -- the library's version, as compiled. */
 #include "grove.h"
 

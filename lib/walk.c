@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* walk.c -- the iterative rebuild walk shared by the single-tree passes. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wire.c -- the binary wire format (docs/wire-format.md) and fingerprints.
  *
  * Encoding is two passes over the DAG, both iterative: the first walks the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks that the man page and the bash completion know every operation and option.
 
 usage: check_cli_docs.py GROVE_BINARY SOURCE_DIR

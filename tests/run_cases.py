@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """grove's case runner: runs the `grove` tool on the case files and checks what it does.
 
 usage: run_cases.py [--only SUBSTRING] GROVE_BINARY CASEFILE...

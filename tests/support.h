@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* support.h -- helpers shared by the Criterion tests. */
 #ifndef GROVE_TEST_SUPPORT_H
 #define GROVE_TEST_SUPPORT_H

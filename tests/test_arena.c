@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_arena.c -- budgets, marks and rollback, stats, the allocator hook. */
 #include <criterion/criterion.h>
 #include <stdlib.h>

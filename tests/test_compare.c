@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compare.c -- same_structure, same_paths, is_prefix. */
 #include <criterion/criterion.h>
 #include <stdio.h>

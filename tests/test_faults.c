@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_faults.c -- out-of-memory fault injection through the allocator hook.
  *
  * The arena gets a gv_allocator that fails the N-th growing allocation of a

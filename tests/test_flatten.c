@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_flatten.c -- flatten, structure, paths, pack_sequence_as. */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hostile.c -- hostile input: extreme nesting and width, malformed
  * numbers and text, invalid UTF-8, NUL bytes, repeated keys, absurd arity
  * claims in binary input, depth limits. Every case asserts the exact status

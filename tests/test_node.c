@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_node.c -- constructors, interning, keysets and the key order, flags. */
 #include <criterion/criterion.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_text.c -- the literal notation reader, the repr and JSON printers. */
 #include <criterion/criterion.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_version.c -- gv_version() and the version macros agree with one another. */
 #include <criterion/criterion.h>
 #include <stdio.h>

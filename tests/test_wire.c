@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_wire.c -- gv_encode / gv_decode / gv_fingerprint. */
 #include "support.h"
 

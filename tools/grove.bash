@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for grove (installed as share/bash-completion/completions/grove).
 # By hand: source tools/grove.bash
 _grove() {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grove.c -- the grove command-line tool (its manual: docs/grove.1).
  *
  *   grove OP [OPTIONS] [ARG...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks grove as a package, the way a user or a packager meets it:
 #   1. builds and installs grove twice, static and shared, each to a temporary prefix other
 #      than the one configured (so grove.pc must find its prefix by itself);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* consumer.c -- a program that uses an installed (or add_subdirectory'd) grove; built by
  * tests/package/check.sh through find_package, pkg-config and add_subdirectory. */
 #include <grove.h>
