@@ -408,6 +408,11 @@ static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const
   return gv__make_h(a, kind, meta, aux, kids, n, NULL, out, err);
 }
 
+gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                        const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err) {
+  return gv__make_h(a, kind, meta, aux, kids, n, NULL, out, err);
+}
+
 /* Runs a builder under a mark: on failure the arena is rolled back. */
 #define GV__ATOMIC(a, expr)                                                                        \
   do {                                                                                             \
@@ -783,6 +788,11 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
   return gv__keyset_new(a, keys, n, c.hash, 0, twin, idx, bits, out, err);
 }
 
+gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
+                           gv_error *err) {
+  return gv__keyset(a, keys, n, -1, out, err);
+}
+
 /* ---------------------------------------------------------------------------
  * Public constructors
  * ------------------------------------------------------------------------- */
@@ -1096,6 +1106,11 @@ const gv_node *gv_get(const gv_node *n, const gv_node *key) {
   if (!n || !key) return NULL;
   if (gv__is_dict_kind(gv__kind(n))) {
     const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
+    if (ks->h.aux16 & GV__KS_HOST) { /* the host's order: no order to search by */
+      for (size_t i = 0; i < gv__arity(n); i++)
+        if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
+      return NULL;
+    }
     int mixed = (ks->h.aux16 & GV__KS_MIXED) != 0;
     size_t lo = 0, hi = gv__arity(n);
     while (lo < hi) {
