@@ -20,6 +20,8 @@ typedef struct cp_frame {
 
 typedef struct cp {
   gv_arena *a;
+  uint64_t (*map)(void *, uint64_t); /* handle remapping (gv__copy_map) or NULL */
+  void *map_ctx;
   cp_ent *tab;
   size_t cap, len;
   gv__vec stack, vals, order;
@@ -76,8 +78,11 @@ static const gv_node *cp_ref(const gv_node *n, size_t i) {
   return i == 0 ? c->meta : i == 1 ? c->aux : c->kids[i - 2];
 }
 
-/* A leaf's copy (immediates are their own). */
-static gv_status cp_leaf(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err) {
+/* A leaf's copy (immediates are their own; handles go through the map). */
+static gv_status cp_leaf(const cp *c, const gv_node *n, const gv_node **out, gv_error *err) {
+  gv_arena *a = c->a;
+  if (c->map && gv__kind(n) == GV_HANDLE)
+    return gv_handle(a, c->map(c->map_ctx, gv__sval(n)), out, err);
   if (gv__is_imm(n)) {
     *out = n;
     return GV_OK;
@@ -118,7 +123,7 @@ static gv_status cp_rebuild(cp *c, const gv_node *n, const gv_node *const *r, co
 
 static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_error *err) {
   gv_arena *a = c->a;
-  if (gv__is_leaf(root)) return cp_leaf(a, root, out, err);
+  if (gv__is_leaf(root)) return cp_leaf(c, root, out, err);
   cp_frame f0 = {root, 0, 0};
   if (gv__vec_push(a, &c->stack, &f0) != GV_OK) return gv__oom(err);
   while (c->stack.len) {
@@ -136,7 +141,7 @@ static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_erro
             if (gv__vec_push(a, &c->stack, &nf) != GV_OK) return gv__oom(err);
             continue;
           }
-          gv_status s = cp_leaf(a, r, &done, err);
+          gv_status s = cp_leaf(c, r, &done, err);
           if (s != GV_OK) return s;
           if (!gv__is_imm(r) && cp_put(c, r, done) != GV_OK) return gv__oom(err);
         }
@@ -160,7 +165,8 @@ static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_erro
   return gv__err(err, GV_EINVAL, "empty walk"); /* not reached */
 }
 
-gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out, gv_error *err) {
+gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
+                       void *ctx, const gv_node **out, gv_error *err) {
   if (!dst) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   if (!gv__is_value(n)) return gv__err(err, GV_EINVAL, "gv_copy needs a value node");
@@ -168,6 +174,8 @@ gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out, gv_error
   cp c;
   memset(&c, 0, sizeof c);
   c.a = dst;
+  c.map = map;
+  c.map_ctx = ctx;
   gv__vec_init(&c.stack, sizeof(cp_frame));
   gv__vec_init(&c.vals, sizeof(const gv_node *));
   gv__vec_init(&c.order, sizeof(uint32_t));
@@ -183,4 +191,8 @@ gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out, gv_error
   }
   *out = res;
   return GV_OK;
+}
+
+gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out, gv_error *err) {
+  return gv__copy_map(dst, n, NULL, NULL, out, err);
 }

@@ -450,6 +450,10 @@ gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, co
 /* A host-ordered keyset (hostorder.c; no mark of its own). */
 gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
                           const gv_node **out, gv_error *err);
+/* gv_copy with every handle h replaced by map(ctx, h) (copy.c; for hosts
+ * whose handle numbers differ between the encoding and the destination). */
+gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
+                       void *ctx, const gv_node **out, gv_error *err);
 /* Python-equal keys (1 == 1.0 == True). */
 int gv__key_eq(const gv_node *x, const gv_node *y);
 

@@ -830,7 +830,7 @@ gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
                        const gv_node *const *keys, const gv_node *const *values, size_t n,
                        const gv_node **out, gv_error *err) {
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
-  const gv_node *ks;
+  const gv_node *ks = NULL;
   gv_status s = gv__keyset(a, keys, n, -1, &ks, err);
   if (s != GV_OK) return s;
   return gv__make(a, kind, ks, factory, values, n, out, err);

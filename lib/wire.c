@@ -604,7 +604,7 @@ static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) 
   const gv_node **out = (const gv_node **)d->keys.p;
   size_t pos = sl->pos;
   for (size_t i = 0; i < sl->n; i++) {
-    uint64_t v;
+    uint64_t v = 0;
     gv_status s = d_varint_at(d, &pos, &v);
     if (s != GV_OK) return s;
     out[i] = d->slots[k - 1 - (size_t)v].node;
@@ -633,7 +633,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
   gv_status s = GV_OK;
   const gv_node *out = NULL;
   uint64_t u, n;
-  size_t idx, kidx;
+  size_t idx = 0, kidx = 0;
   const gv_node *const *items;
   switch (tag) {
   case W_NONE:
