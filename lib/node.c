@@ -52,9 +52,16 @@ static uint64_t gv__hash_cont_sum(unsigned kind, const gv_node *meta, const gv_n
   gv__le64(b, (uint64_t)kind | ((uint64_t)n << 8));
   gv__le64(b + 8, meta ? gv__hash(meta) : 0);
   gv__le64(b + 16, aux ? gv__hash(aux) : 0);
+  /* runs of one child (the * of a structure) hash once */
+  const gv_node *last = NULL;
+  uint64_t lasth = 0;
   if (n <= BLK) {
     for (size_t i = 0; i < n; i++) {
-      uint64_t h = kids[i] ? gv__hash(kids[i]) : 0;
+      if (kids[i] != last) {
+        last = kids[i];
+        lasth = last ? gv__hash(last) : 0;
+      }
+      uint64_t h = lasth;
       acc += h;
       gv__le64(b + 24 + 8 * i, h);
     }
@@ -68,7 +75,11 @@ static uint64_t gv__hash_cont_sum(unsigned kind, const gv_node *meta, const gv_n
   for (size_t i = 0; i < n; i += BLK) {
     size_t m = n - i < BLK ? n - i : BLK;
     for (size_t j = 0; j < m; j++) {
-      uint64_t h = kids[i + j] ? gv__hash(kids[i + j]) : 0;
+      if (kids[i + j] != last) {
+        last = kids[i + j];
+        lasth = last ? gv__hash(last) : 0;
+      }
+      uint64_t h = lasth;
       acc += h;
       gv__le64(b + 8 * j, h);
     }
@@ -88,9 +99,17 @@ static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node 
 static uint64_t gv__hash_vals(const gv_node *const *kids, size_t n, const uint32_t *perm) {
   enum { BLK = 256 }; /* one shot up to BLK children (the same hash as streaming) */
   unsigned char b[8 * BLK];
+  const gv_node *last = NULL; /* runs of one child (the * of a structure) hash once */
+  uint64_t lasth = 0;
   if (n <= BLK) {
-    for (size_t j = 0; j < n; j++)
-      gv__le64(b + 8 * j, gv__hash(kids[perm ? perm[j] : j]));
+    for (size_t j = 0; j < n; j++) {
+      const gv_node *k = kids[perm ? perm[j] : j];
+      if (k != last) {
+        last = k;
+        lasth = gv__hash(k);
+      }
+      gv__le64(b + 8 * j, lasth);
+    }
     return XXH3_64bits_withSeed(b, 8 * n, GV__HASH_SEED);
   }
   XXH3_state_t st;
@@ -98,8 +117,14 @@ static uint64_t gv__hash_vals(const gv_node *const *kids, size_t n, const uint32
   XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
   for (size_t i = 0; i < n; i += BLK) {
     size_t m = n - i < BLK ? n - i : BLK;
-    for (size_t j = 0; j < m; j++)
-      gv__le64(b + 8 * j, gv__hash(kids[perm ? perm[i + j] : i + j]));
+    for (size_t j = 0; j < m; j++) {
+      const gv_node *k = kids[perm ? perm[i + j] : i + j];
+      if (k != last) {
+        last = k;
+        lasth = gv__hash(k);
+      }
+      gv__le64(b + 8 * j, lasth);
+    }
     XXH3_64bits_update(&st, b, 8 * m);
   }
   return XXH3_64bits_digest(&st);

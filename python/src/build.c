@@ -193,8 +193,28 @@ static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject **vals, s
     ins = b->tmp;
   }
   PyObject *d;
+  if (kind == K_DICT && arity <= 8) { /* small: plain inserts beat a table clone */
+    d = PyDict_New();
+    for (size_t i = 0; d && i < arity; i++)
+      if (PyDict_SetItem(d, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), ins[i]) < 0) Py_CLEAR(d);
+    return d;
+  }
   if (kind == K_DICT) {
-    d = _PyDict_NewPresized((Py_ssize_t)arity);
+    /* a copy of a template of the keys (a table clone, no hashing or
+     * probing for new slots), then the values in place */
+    PyObject *tm = pm_get(&b->g->tmpl, &ks->h);
+    if (!tm) {
+      tm = PyDict_New();
+      for (size_t i = 0; tm && i < arity; i++)
+        if (PyDict_SetItem(tm, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), Py_None) < 0) Py_CLEAR(tm);
+      if (!tm) return NULL;
+      if (pm_put(&b->g->tmpl, &ks->h, tm) < 0) {
+        Py_DECREF(tm);
+        return PyErr_NoMemory();
+      }
+      Py_DECREF(tm); /* the map holds it */
+    }
+    d = PyDict_Copy(tm);
     if (!d) return NULL;
     for (size_t i = 0; i < arity; i++)
       if (PyDict_SetItem(d, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), ins[i]) < 0) {

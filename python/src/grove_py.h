@@ -66,6 +66,7 @@ typedef struct GenObject {
   PyObject_HEAD gv_arena *a;
   uint64_t serial;
   ptrmap rev;       /* keyset -> tuple of key objects; type-name node -> object */
+  ptrmap tmpl;      /* keyset -> dict of its keys (values None): unflatten copies it */
   keycache kc;      /* key objects (by identity) -> keyset */
   PyObject *tnodes; /* dict: id(object) -> int(node): type names, factories */
   const gv_node *none_node;

@@ -32,6 +32,7 @@ static void gen_dealloc(PyObject *self) {
   GenObject *g = (GenObject *)self;
   PyTypeObject *tp = Py_TYPE(self);
   pm_clear(&g->rev);
+  pm_clear(&g->tmpl);
   kc_clear(&g->kc);
   Py_CLEAR(g->tnodes);
   gv_arena_free(g->a);
@@ -51,6 +52,7 @@ int new_gen(gstate *st) {
   if (!g) return -1;
   g->a = NULL;
   memset(&g->rev, 0, sizeof g->rev);
+  memset(&g->tmpl, 0, sizeof g->tmpl);
   memset(&g->kc, 0, sizeof g->kc);
   g->tnodes = PyDict_New();
   g->serial = ++st->serial;

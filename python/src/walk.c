@@ -23,7 +23,7 @@ typedef struct frame {
   PyObject *seq;     /* owned: children tuple (deque, custom) or NULL */
   PyObject *entries; /* owned: custom path entries or NULL */
   Py_ssize_t n, i;
-  int kind, in_path;
+  int kind, in_path, pinned; /* pinned: the dict values on w->vals are owned */
   const gv_node *ks;
   const uint32_t *perm;
   Py_ssize_t vbase, nbase;
@@ -38,6 +38,7 @@ typedef struct walk {
   const flat_args *fa;
   PyObject *nsdict;
   int spec, oom;
+  int pinned; /* dict values are held (owned) from now on: user code may run */
   frame *fr;
   Py_ssize_t nfr, cfr;
   PyObject **lv;
@@ -250,6 +251,8 @@ fail:
   return -1;
 }
 
+static void pin_all(walk *w);
+
 /* The keyset of a dict whose keys (insertion order) are keys[0..n). */
 static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odict) {
   GenObject *g = w->g;
@@ -260,6 +263,7 @@ static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, i
     return ks;
   }
   g->kc.misses++;
+  pin_all(w); /* key conversion may run user code (__hash__, __eq__, __lt__) */
   PyObject *klist = PyList_New(n);
   if (!klist) return NULL;
   for (Py_ssize_t i = 0; i < n; i++) {
@@ -329,6 +333,21 @@ out:
  * The walk
  * ------------------------------------------------------------------------- */
 
+/* Before any user code runs: own the dict values that frames hold borrowed
+ * (user code could drop a dict's last reference to one). */
+static void pin_all(walk *w) {
+  if (w->pinned) return;
+  for (Py_ssize_t d = 0; d < w->nfr; d++) {
+    frame *f = &w->fr[d];
+    if ((f->kind == K_DICT || f->kind == K_ODICT || f->kind == K_DDICT) && !f->pinned) {
+      for (Py_ssize_t j = 0; j < f->n; j++)
+        Py_INCREF(w->vals[f->vbase + j]);
+      f->pinned = 1;
+    }
+  }
+  w->pinned = 1;
+}
+
 static int push_leaf(walk *w, PyObject *o) {
   if (GROW(w, lv, nlv, clv, 1, w->lv_inl) < 0) return -1;
   Py_INCREF(o);
@@ -348,8 +367,9 @@ static int push_node(walk *w, const gv_node *n) {
 
 static void frame_release(walk *w, frame *f) {
   if (f->kind == K_DICT || f->kind == K_ODICT || f->kind == K_DDICT) {
-    for (Py_ssize_t j = 0; j < f->n; j++)
-      Py_DECREF(w->vals[f->vbase + j]);
+    if (f->pinned)
+      for (Py_ssize_t j = 0; j < f->n; j++)
+        Py_DECREF(w->vals[f->vbase + j]);
     w->nvals = f->vbase;
   }
   if (f->in_path) ps_del(&w->path, f->obj);
@@ -408,6 +428,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     f.n = PyTuple_GET_SIZE(o);
     if (w->spec) {
       int oom = 0;
+      pin_all(w);
       f.tname = name_node(w->st, w->g, (PyObject *)Py_TYPE(o), &oom);
       if (!f.tname) {
         w->oom |= oom;
@@ -429,28 +450,44 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     PyObject **vals = w->vals + w->nvals;
     while (j < n && PyDict_Next(o, &pos, &k, &v)) {
       kbuf[j] = k;
-      Py_INCREF(v);
-      vals[j++] = v;
+      vals[j++] = v; /* borrowed while no user code runs (pin_all) */
     }
     f.vbase = w->nvals;
     f.n = j;
     w->nvals += j;
+    f.pinned = w->pinned;
+    if (f.pinned)
+      for (Py_ssize_t q = 0; q < j; q++)
+        Py_INCREF(vals[q]);
     f.ks = keyset_for(w, kbuf, j, kind == K_ODICT);
+    if (w->pinned && !f.pinned) { /* the keyset's making ran user code */
+      for (Py_ssize_t q = 0; q < j; q++)
+        Py_INCREF(w->vals[f.vbase + q]);
+      f.pinned = 1;
+    }
     if (kbuf != kbuf_inl) PyMem_Free(kbuf);
     if (!f.ks) {
-      for (Py_ssize_t q = 0; q < j; q++)
-        Py_DECREF(w->vals[f.vbase + q]);
+      if (f.pinned)
+        for (Py_ssize_t q = 0; q < j; q++)
+          Py_DECREF(w->vals[f.vbase + q]);
       w->nvals = f.vbase;
       goto fail;
     }
     f.perm = kind == K_ODICT ? NULL : GV__CONT(f.ks)->perm;
     if (kind == K_DDICT && w->spec) {
+      pin_all(w);
+      if (!f.pinned) {
+        for (Py_ssize_t q = 0; q < j; q++)
+          Py_INCREF(w->vals[f.vbase + q]);
+        f.pinned = 1;
+      }
       PyObject *fac = PyObject_GetAttr(o, w->st->s_default_factory);
       int oom = 0;
       f.tname = fac ? name_node(w->st, w->g, fac, &oom) : NULL;
       Py_XDECREF(fac);
       if (!f.tname) {
         w->oom |= oom;
+        f.pinned = 1;
         for (Py_ssize_t q = 0; q < j; q++)
           Py_DECREF(w->vals[f.vbase + q]);
         w->nvals = f.vbase;
@@ -471,6 +508,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     break;
   }
   case K_CUSTOM: {
+    pin_all(w);
     PyObject *out = PyObject_CallOneArg(PyTuple_GET_ITEM(reg, 1), o), *t;
     if (!out) goto fail;
     t = PySequence_Tuple(out);
@@ -566,6 +604,10 @@ static int visit(walk *w, PyObject *o) {
     if (w->fa->none_is_leaf) return push_leaf(w, o);
     return w->spec ? push_node(w, w->g->none_node) : 0;
   } else {
+    if (!w->pinned) {
+      PyObject *v = PyDict_GetItem(w->st->typecache, (PyObject *)tp);
+      if (!v || w->nsdict) pin_all(w); /* classification may look at attributes */
+    }
     kind = classify_slow(w->st, w->nsdict, tp, &reg);
     if (kind == K_LEAF) return push_leaf(w, o);
   }
@@ -688,13 +730,22 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
   w.nodes = w.nodes_inl;
   w.cnodes = INL_N;
   if (PyUnicode_GET_LENGTH(fa->ns) != 0) w.nsdict = PyDict_GetItem(st->nsreg, fa->ns);
+  w.pinned = fa->is_leaf != NULL;
   int rc = run(&w, fa->tree);
   if (rc == 0) {
-    PyObject *l = PyList_New(w.nlv);
+    PyObject *l = PyList_New(w.lv == w.lv_inl ? w.nlv : 0);
     if (!l) {
       rc = -1;
     } else {
-      if (w.nlv) memcpy(((PyListObject *)l)->ob_item, w.lv, (size_t)w.nlv * sizeof(PyObject *));
+      if (w.lv == w.lv_inl) {
+        if (w.nlv) memcpy(((PyListObject *)l)->ob_item, w.lv, (size_t)w.nlv * sizeof(PyObject *));
+      } else { /* the list takes the buffer (PyMem memory, as a list's own) */
+        PyListObject *pl = (PyListObject *)l;
+        pl->ob_item = w.lv;
+        pl->allocated = w.clv;
+        Py_SET_SIZE(pl, w.nlv);
+        w.lv = w.lv_inl;
+      }
       w.nlv = 0; /* stolen */
       if (spec) {
         *spec = spec_new(st, w.g, w.nodes[0], fa->none_is_leaf, fa->ns);
