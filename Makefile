@@ -1,10 +1,16 @@
 # Thin wrapper over CMake presets. `make demo` and `make test` set up a fresh machine.
 DEPS      := cmake ninja-build pkg-config python3 clang-14 libclang-rt-14-dev libmimalloc-dev \
-             libxxhash-dev libcriterion-dev
+             libxxhash-dev libcriterion-dev python3-dev python3-venv
 BENCHDEPS := libjansson-dev libcjson-dev
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps bench-deps build demo test test-asan fuzz fuzz-smoke bench format clean install
+.PHONY: all deps bench-deps build demo test test-python test-asan fuzz fuzz-smoke bench format \
+        clean install
+
+# The Python binding's tests run in a project-local virtual environment.
+PYTHON    ?= python3
+VENV      := .venv
+VENV_PY   := $(VENV)/bin/python
 
 all: build
 
@@ -36,6 +42,21 @@ demo: build
 
 test: build
 	ctest --test-dir build --output-on-failure -j $(JOBS)
+	$(MAKE) test-python
+
+# .venv with the pinned test requirements (rebuilt when they change)
+$(VENV)/.requirements: tests/python/requirements.txt
+	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt
+	touch $@
+
+# the extension built into build-py/python (the package + _grove), then pytest
+test-python: deps $(VENV)/.requirements
+	cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
+	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) \
+	  $(if $(CI),-DGROVE_WERROR=ON)
+	cmake --build build-py -j $(JOBS)
+	PYTHONPATH=$(abspath build-py/python) $(VENV_PY) -m pytest tests/python -q $(PYTEST_ARGS)
 
 test-asan: deps
 	cmake --preset asan $(if $(CI),-DGROVE_WERROR=ON)
@@ -56,7 +77,7 @@ install: build
 	cmake --install build $(if $(PREFIX),--prefix $(PREFIX))
 
 format:
-	clang-format -i include/*.h lib/*.[ch] tools/*.c tests/*.[ch] fuzz/*.c bench/*.c
+	clang-format -i include/*.h lib/*.[ch] tools/*.c tests/*.[ch] fuzz/*.c bench/*.c python/src/*.[ch]
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-py build-wheel

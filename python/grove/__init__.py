@@ -402,39 +402,42 @@ def _compose(outer, inner):
 
 
 def _is_prefix(self, other, strict=False):
-    """Whether self is a prefix of other (other's leaves may be subtrees)."""
+    """Whether self is a prefix of other: other matches self down to self's
+    leaves, where other may hold any subtree (optree's rule: dict kinds are
+    interchangeable with equal key sets, a deque's maxlen and a defaultdict's
+    factory are not compared). strict: and other is not just self again."""
     if not isinstance(other, TreeSpec):
         raise TypeError(f'Expected a TreeSpec, got {other!r}.')
     if self.none_is_leaf != other.none_is_leaf:
         return False
     if self.namespace and other.namespace and self.namespace != other.namespace:
         return False
-    if strict and self == other:
-        return False
+    dicts = (_DICT, _ODICT, _DDICT)
+    all_leaves_match = True
     stack = [(self, other)]
     while stack:
         a, b = stack.pop()
         if a.is_leaf():
+            all_leaves_match = all_leaves_match and b.is_leaf()
             continue
         ka, na, ca, ea = a._info()
         kb, nb, cb, eb = b._info()
         if na != nb:
             return False
-        dicts = (_DICT, _ODICT, _DDICT)
         if ka in dicts:
             if kb not in dicts or set(ea) != set(eb):
-                return False
-            if ka == _DDICT and (kb != _DDICT or ca != cb):
                 return False
             bkids = dict(zip(eb, b.children()))
             stack.extend((x, bkids[k]) for k, x in zip(ea, a.children()))
             continue
-        if ka != kb or ca != cb or (ka == _DEQUE and ea != eb):
+        if ka != kb:
             return False
-        if ka == _CUSTOM and ea[0] != eb[0]:
+        if ka in (_NT, _SS) and ca is not cb:
+            return False
+        if ka == _CUSTOM and (ca is not cb or ea[0] != eb[0]):
             return False
         stack.extend(zip(a.children(), b.children()))
-    return True
+    return not strict or not all_leaves_match
 
 
 def _structseq_fields(cls, n):

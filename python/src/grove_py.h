@@ -70,12 +70,16 @@ typedef struct GenObject {
   keycache kc;      /* key objects (by identity) -> keyset */
   PyObject *tnodes; /* dict: id(object) -> int(node): type names, factories */
   const gv_node *none_node;
+  struct GenObject *prev, *next; /* the live generations (module state's list) */
+  struct gstate *st;
 } GenObject;
 
 /* ---- module state ---- */
 typedef struct gstate {
   PyTypeObject *spec_type, *gen_type;
   GenObject *cur;
+  GenObject *gens; /* every live generation (the current one and those still held) */
+  Py_ssize_t live_gens;
   size_t limit;
   uint64_t serial;
   uint64_t generations_made;

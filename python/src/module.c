@@ -31,6 +31,14 @@ PyObject *raise_gv(gv_status s, const gv_error *e) {
 static void gen_dealloc(PyObject *self) {
   GenObject *g = (GenObject *)self;
   PyTypeObject *tp = Py_TYPE(self);
+  if (g->st) {
+    if (g->prev)
+      g->prev->next = g->next;
+    else if (g->st->gens == g)
+      g->st->gens = g->next;
+    if (g->next) g->next->prev = g->prev;
+    g->st->live_gens--;
+  }
   pm_clear(&g->rev);
   pm_clear(&g->tmpl);
   kc_clear(&g->kc);
@@ -57,6 +65,8 @@ int new_gen(gstate *st) {
   g->tnodes = PyDict_New();
   g->serial = ++st->serial;
   g->none_node = NULL;
+  g->prev = g->next = NULL;
+  g->st = NULL;
   gv_arena_config cfg = {st->limit, 0, NULL, 0};
   if (!g->tnodes || gv_arena_new(&cfg, &g->a) != GV_OK) {
     Py_DECREF(g);
@@ -71,6 +81,11 @@ int new_gen(gstate *st) {
     return -1;
   }
   st->generations_made++;
+  g->st = st;
+  g->next = st->gens;
+  if (st->gens) st->gens->prev = g;
+  st->gens = g;
+  st->live_gens++;
   Py_XSETREF(st->cur, g);
   return 0;
 }
@@ -483,18 +498,34 @@ static PyObject *py_memory_stats(PyObject *m, PyObject *unused) {
   gstate *st = state_of_module(m);
   GenObject *g = cur_gen(st);
   if (!g) return NULL;
-  gv_stats s;
-  gv_arena_stats(g->a, &s);
-  /* live generations: the current one plus those that TreeSpecs still hold */
+  size_t used = 0, reserved = 0, nodes = 0, kc_entries = 0, kc_keys = 0, rev = 0, tmpl = 0;
+  uint64_t hits = 0, misses = 0;
+  for (GenObject *x = st->gens; x; x = x->next) {
+    gv_stats s;
+    gv_arena_stats(x->a, &s);
+    used += s.bytes_used;
+    reserved += s.bytes_reserved;
+    nodes += s.nodes;
+    kc_entries += x->kc.len;
+    kc_keys += x->kc.nkeys;
+    rev += x->rev.len;
+    tmpl += x->tmpl.len;
+    hits += x->kc.hits;
+    misses += x->kc.misses;
+  }
+  gv_stats cs;
+  gv_arena_stats(g->a, &cs);
   return Py_BuildValue(
-      "{s:n,s:K,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:K,s:K}", "generations_live",
-      (Py_ssize_t)(st->generations_made - st->serial + st->serial), "generation",
-      (unsigned long long)g->serial, "bytes_used", (Py_ssize_t)s.bytes_used, "bytes_reserved",
-      (Py_ssize_t)s.bytes_reserved, "limit", (Py_ssize_t)st->limit, "nodes", (Py_ssize_t)s.nodes,
-      "keyset_cache_entries", (Py_ssize_t)g->kc.len, "keyset_cache_keys", (Py_ssize_t)g->kc.nkeys,
-      "reverse_map_entries", (Py_ssize_t)g->rev.len, "handles", PyList_GET_SIZE(st->handles),
-      "type_names", PyDict_GET_SIZE(st->names), "keyset_cache_hits", (unsigned long long)g->kc.hits,
-      "keyset_cache_misses", (unsigned long long)g->kc.misses);
+      "{s:n,s:K,s:K,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:K,s:K}", "generations",
+      st->live_gens, "generation", (unsigned long long)g->serial, "generations_made",
+      (unsigned long long)st->generations_made, "limit", (Py_ssize_t)st->limit, "bytes_used",
+      (Py_ssize_t)used, "bytes_reserved", (Py_ssize_t)reserved, "nodes", (Py_ssize_t)nodes,
+      "current_bytes_used", (Py_ssize_t)cs.bytes_used, "current_bytes_reserved",
+      (Py_ssize_t)cs.bytes_reserved, "current_nodes", (Py_ssize_t)cs.nodes, "keyset_cache_entries",
+      (Py_ssize_t)kc_entries, "keyset_cache_keys", (Py_ssize_t)kc_keys, "reverse_map_entries",
+      (Py_ssize_t)rev, "dict_templates", (Py_ssize_t)tmpl, "handles", PyList_GET_SIZE(st->handles),
+      "type_names", PyDict_GET_SIZE(st->names), "keyset_cache_hits", (unsigned long long)hits,
+      "keyset_cache_misses", (unsigned long long)misses);
 }
 
 static PyObject *py_set_memory_limit(PyObject *m, PyObject *arg) {

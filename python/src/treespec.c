@@ -292,7 +292,7 @@ static PyObject *spec_is_leaf(PyObject *self, PyObject *const *args, Py_ssize_t 
   if (a[0] && (strict = PyObject_IsTrue(a[0])) < 0) return NULL;
   SpecObject *s = (SpecObject *)self;
   if (gv_kind(s->node) == GV_STAR) Py_RETURN_TRUE;
-  if (!strict && s->node == s->gen->none_node) Py_RETURN_TRUE;
+  if (!strict && gv_arity(s->node) == 0) Py_RETURN_TRUE; /* one node: None, (), [], {} ... */
   Py_RETURN_FALSE;
 }
 

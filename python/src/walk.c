@@ -38,7 +38,8 @@ typedef struct walk {
   const flat_args *fa;
   PyObject *nsdict;
   int spec, oom;
-  int pinned; /* dict values are held (owned) from now on: user code may run */
+  int pinned;       /* dict values are held (owned) from now on: user code may run */
+  int found_custom; /* a registered class was met: the spec keeps the namespace (as optree) */
   frame *fr;
   Py_ssize_t nfr, cfr;
   PyObject **lv;
@@ -509,6 +510,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
   }
   case K_CUSTOM: {
     pin_all(w);
+    w->found_custom = 1;
     PyObject *out = PyObject_CallOneArg(PyTuple_GET_ITEM(reg, 1), o), *t;
     if (!out) goto fail;
     t = PySequence_Tuple(out);
@@ -748,7 +750,8 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
       }
       w.nlv = 0; /* stolen */
       if (spec) {
-        *spec = spec_new(st, w.g, w.nodes[0], fa->none_is_leaf, fa->ns);
+        *spec =
+            spec_new(st, w.g, w.nodes[0], fa->none_is_leaf, w.found_custom ? fa->ns : st->empty_ns);
         if (!*spec) {
           Py_DECREF(l);
           rc = -1;
