@@ -6,7 +6,11 @@ import enum
 import time
 
 import grove
-import optree
+
+try:
+    import optree
+except ImportError:  # the refleak tool runs on a debug interpreter without it
+    optree = None
 
 NS = 'grove-test'
 
@@ -71,9 +75,11 @@ def register_all():
     if _registered:
         return
     _registered = True
-    for lib in (grove, optree):
-        lib.register_pytree_node(Box, box_flatten, box_unflatten, namespace=NS)
+    grove.register_pytree_node(Box, box_flatten, box_unflatten, namespace=NS)
     grove.register_pytree_node(Pod, pod_flatten, pod_unflatten, namespace=grove.GLOBAL_NAMESPACE)
+    if optree is None:
+        return
+    optree.register_pytree_node(Box, box_flatten, box_unflatten, namespace=NS)
     optree.register_pytree_node(Pod, pod_flatten, pod_unflatten,
                                 namespace=getattr(optree.registry, '__GLOBAL_NAMESPACE'))
 
