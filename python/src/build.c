@@ -11,7 +11,8 @@ static inline const gv_node *ctype_meta(const gv_node *n) {
   return GV__CONT(GV__CONT(n)->meta)->kids[2];
 }
 
-PyObject *key_to_py(gstate *st, const gv_node *k) {
+/* A scalar key node as a Python object (new ref). */
+static PyObject *scalar_to_py(gstate *st, const gv_node *k) {
   size_t len = 0;
   switch (gv_kind(k)) {
   case GV_NONE:
@@ -35,23 +36,25 @@ PyObject *key_to_py(gstate *st, const gv_node *k) {
     Py_XINCREF(o);
     return o;
   }
-  case GV_TUPLE: {
-    size_t n = gv_arity(k);
-    PyObject *t = PyTuple_New((Py_ssize_t)n);
-    for (size_t i = 0; t && i < n; i++) {
-      PyObject *e = key_to_py(st, gv_child(k, i)); /* elements are scalars: depth 1 */
-      if (!e) {
-        Py_CLEAR(t);
-        break;
-      }
-      PyTuple_SET_ITEM(t, (Py_ssize_t)i, e);
-    }
-    return t;
-  }
   default:
     PyErr_SetString(PyExc_ValueError, "grove: not a key node");
     return NULL;
   }
+}
+
+PyObject *key_to_py(gstate *st, const gv_node *k) {
+  if (gv_kind(k) != GV_TUPLE) return scalar_to_py(st, k);
+  size_t n = gv_arity(k); /* a tuple key's elements are scalars (walk.c makes no deeper ones) */
+  PyObject *t = PyTuple_New((Py_ssize_t)n);
+  for (size_t i = 0; t && i < n; i++) {
+    PyObject *e = scalar_to_py(st, gv_child(k, i));
+    if (!e) {
+      Py_CLEAR(t);
+      break;
+    }
+    PyTuple_SET_ITEM(t, (Py_ssize_t)i, e);
+  }
+  return t;
 }
 
 PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks) {

@@ -9,6 +9,10 @@ import grove
 import pytest
 
 
+# ASan's quarantine keeps freed memory resident: RSS says nothing there
+UNDER_ASAN = 'asan' in os.environ.get('LD_PRELOAD', '')
+
+
 def rss_bytes():
     with open('/proc/self/statm') as f:
         return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
@@ -276,7 +280,7 @@ def test_million_calls_keep_memory_flat():
     gc.collect()
     objs1, rss1 = len(gc.get_objects()), rss_bytes()
     assert objs1 - objs0 < 100
-    assert rss1 - rss0 < 16 << 20, (rss0, rss1)
+    assert UNDER_ASAN or rss1 - rss0 < 16 << 20, (rss0, rss1)
 
 
 def test_failing_calls_do_not_leak():
@@ -305,5 +309,5 @@ def test_failing_calls_do_not_leak():
                 pass
     gc.collect()
     assert len(gc.get_objects()) - objs0 < 100
-    assert rss_bytes() - rss0 < 16 << 20
+    assert UNDER_ASAN or rss_bytes() - rss0 < 16 << 20
     a.pop()
