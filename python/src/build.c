@@ -132,6 +132,8 @@ static int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, P
 
 typedef struct bframe {
   const gv_node *n;
+  const gv_node *const *kids; /* n's children in insertion order */
+  const uint32_t *perm;       /* traversal -> insertion (dict, defaultdict), or NULL */
   size_t i, arity;
   Py_ssize_t vbase;
 } bframe;
@@ -145,7 +147,10 @@ typedef struct builder {
   bframe *fr;
   size_t nfr, cfr;
   PyObject **v;
+  unsigned char *own; /* own[j]: v[j] is a reference of ours (else borrowed from leaves) */
   Py_ssize_t nv, cv;
+  int pinned;     /* user code may run: every value is owned from now on */
+  PyObject *hold; /* once pinned: a tuple of the leaves (the caller's list may change) */
   PyObject **tmp;
   Py_ssize_t ctmp;
 } builder;
@@ -165,17 +170,67 @@ static int bgrow(void **p, size_t *cap, size_t need, size_t elem) {
   return 0;
 }
 
-static int push_val(builder *b, PyObject *o) { /* steals o */
+/* Push o: owned (a reference we give up later) or borrowed (a leaf, alive in
+ * the leaves sequence as long as no user code runs; see pin_vals). */
+static int push_val(builder *b, PyObject *o, int owned) {
   if (b->nv == b->cv) {
-    size_t cap = (size_t)b->cv;
-    if (bgrow((void **)&b->v, &cap, (size_t)b->nv + 1, sizeof *b->v) < 0) {
-      Py_DECREF(o);
+    size_t cap = (size_t)b->cv, cap2 = (size_t)b->cv;
+    if (bgrow((void **)&b->v, &cap, (size_t)b->nv + 1, sizeof *b->v) < 0 ||
+        bgrow((void **)&b->own, &cap2, (size_t)b->nv + 1, 1) < 0) {
+      if (owned) Py_DECREF(o);
       return -1;
     }
-    b->cv = (Py_ssize_t)cap;
+    b->cv = (Py_ssize_t)(cap < cap2 ? cap : cap2);
   }
+  if (!owned && b->pinned) {
+    Py_INCREF(o);
+    owned = 1;
+  }
+  b->own[b->nv] = (unsigned char)owned;
   b->v[b->nv++] = o;
   return 0;
+}
+
+/* Before user code can run (a class's constructor, an unflatten function, a
+ * key's __hash__/__eq__, a factory): take references to the borrowed values,
+ * which that code could free by emptying the leaves list. */
+static int pin_vals(builder *b) {
+  if (b->pinned) return 0;
+  /* the leaves themselves: user code may empty or resize the caller's list */
+  b->hold = tuple_from(b->leaves, b->nleaves);
+  if (!b->hold) return -1;
+  b->leaves = &PyTuple_GET_ITEM(b->hold, 0);
+  for (Py_ssize_t j = 0; j < b->nv; j++)
+    if (!b->own[j]) {
+      Py_INCREF(b->v[j]);
+      b->own[j] = 1;
+    }
+  b->pinned = 1;
+  return 0;
+}
+
+static void release_vals(builder *b, Py_ssize_t base) {
+  for (Py_ssize_t j = base; j < b->nv; j++)
+    if (b->own[j]) Py_DECREF(b->v[j]);
+  b->nv = base;
+}
+
+/* Whether making node n may run Python code of the user's. */
+static int may_call_user(const gv_node *n) {
+  unsigned k = gv_kind(n);
+  if (k == GV_CUSTOM || k == GV_DDICT) return 1;
+  if (k == GV_DICT || k == GV_ODICT) return gv_keyset_host_ordered(gv_meta(n));
+  return 0;
+}
+
+static void frame_setup(bframe *f, const gv_node *n, Py_ssize_t vbase) {
+  const gv__cont *c = GV__CONT(n);
+  f->n = n;
+  f->kids = c->kids;
+  f->perm = (n->kind == GV_DICT || n->kind == GV_DDICT) ? GV__CONT(c->meta)->perm : NULL;
+  f->i = 0;
+  f->arity = n->arity;
+  f->vbase = vbase;
 }
 
 static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject **vals, size_t arity,
@@ -312,6 +367,7 @@ static PyObject *build_run(builder *b, const gv_node *root) {
       res = b->leaves[b->used++];
       Py_INCREF(res);
     } else {
+      if (may_call_user(root) && pin_vals(b) < 0) return NULL;
       res = make_container(b, root, NULL, 0);
     }
     goto done;
@@ -321,35 +377,34 @@ static PyObject *build_run(builder *b, const gv_node *root) {
     if (bgrow((void **)&b->fr, &cap, 1, sizeof *b->fr) < 0) return NULL;
     b->cfr = cap;
   }
-  b->fr[0] = (bframe){root, 0, gv_arity(root), 0};
+  frame_setup(&b->fr[0], root, 0);
   b->nfr = 1;
   while (b->nfr) {
     bframe *f = &b->fr[b->nfr - 1];
     if (f->i == f->arity) {
+      if (may_call_user(f->n) && pin_vals(b) < 0) goto fail;
       PyObject *o = make_container(b, f->n, b->v + f->vbase, f->arity);
       if (!o) goto fail;
-      for (Py_ssize_t j = f->vbase; j < b->nv; j++)
-        Py_DECREF(b->v[j]);
-      b->nv = f->vbase;
+      release_vals(b, f->vbase);
       b->nfr--;
       if (!b->nfr) {
         res = o;
         break;
       }
-      if (push_val(b, o) < 0) goto fail;
+      if (push_val(b, o, 1) < 0) goto fail;
       continue;
     }
-    const gv_node *c = gv__trav_child(f->n, f->i++);
+    size_t r = f->i++;
+    const gv_node *c = f->kids[f->perm ? f->perm[r] : r];
     if (gv__is_imm(c)) { /* a * (the only immediate in a structure) */
       if (b->used >= b->nleaves) goto few;
-      PyObject *l = b->leaves[b->used++];
-      Py_INCREF(l);
-      if (push_val(b, l) < 0) goto fail;
+      if (push_val(b, b->leaves[b->used++], 0) < 0) goto fail;
       continue;
     }
     if (c->arity == 0) {
+      if (may_call_user(c) && pin_vals(b) < 0) goto fail;
       PyObject *o = make_container(b, c, NULL, 0);
-      if (!o || push_val(b, o) < 0) goto fail;
+      if (!o || push_val(b, o, 1) < 0) goto fail;
       continue;
     }
     if (b->nfr == b->cfr) {
@@ -357,7 +412,7 @@ static PyObject *build_run(builder *b, const gv_node *root) {
       if (bgrow((void **)&b->fr, &cap, b->nfr + 1, sizeof *b->fr) < 0) goto fail;
       b->cfr = cap;
     }
-    b->fr[b->nfr++] = (bframe){c, 0, c->arity, b->nv};
+    frame_setup(&b->fr[b->nfr++], c, b->nv);
   }
 done:
   if (res && b->used != b->nleaves) {
@@ -384,9 +439,10 @@ static PyObject *unflatten_node(gstate *st, GenObject *g, const gv_node *node, P
   b.leaves = leaves;
   b.nleaves = n;
   PyObject *r = build_run(&b, node);
-  for (Py_ssize_t j = 0; j < b.nv; j++)
-    Py_DECREF(b.v[j]);
+  release_vals(&b, 0);
+  Py_XDECREF(b.hold);
   PyMem_Free(b.v);
+  PyMem_Free(b.own);
   PyMem_Free(b.fr);
   PyMem_Free(b.tmp);
   return r;

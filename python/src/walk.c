@@ -254,17 +254,25 @@ fail:
 
 static void pin_all(walk *w);
 
-/* The keyset of a dict whose keys (insertion order) are keys[0..n). */
-static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odict) {
+/* The cached keyset of a dict whose keys (insertion order) are keys[0..n), or
+ * NULL (no error) on a miss. */
+static const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ssize_t n, int odict,
+                                    uint64_t *h) {
   GenObject *g = w->g;
-  uint64_t h = kc_hash(keys, n, odict);
-  const gv_node *ks = kc_get(&g->kc, h, keys, n);
-  if (ks) {
-    g->kc.hits++;
-    return ks;
-  }
+  *h = kc_hash(keys, n, odict);
+  const gv_node *ks = kc_get(&g->kc, *h, keys, n);
+  if (ks) g->kc.hits++;
+  return ks;
+}
+
+/* The keyset of keys[0..n) made (a cache miss). Key conversion may run user
+ * code (__hash__, __eq__, __lt__): the caller has pinned, and keys[] are
+ * held here while it runs. */
+static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odict,
+                                 uint64_t h) {
+  GenObject *g = w->g;
+  const gv_node *ks;
   g->kc.misses++;
-  pin_all(w); /* key conversion may run user code (__hash__, __eq__, __lt__) */
   PyObject *klist = PyList_New(n);
   if (!klist) return NULL;
   for (Py_ssize_t i = 0; i < n; i++) {
@@ -460,11 +468,16 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     if (f.pinned)
       for (Py_ssize_t q = 0; q < j; q++)
         Py_INCREF(vals[q]);
-    f.ks = keyset_for(w, kbuf, j, kind == K_ODICT);
-    if (w->pinned && !f.pinned) { /* the keyset's making ran user code */
-      for (Py_ssize_t q = 0; q < j; q++)
-        Py_INCREF(w->vals[f.vbase + q]);
-      f.pinned = 1;
+    uint64_t kh = 0;
+    f.ks = keyset_cached(w, kbuf, j, kind == K_ODICT, &kh);
+    if (!f.ks) { /* making the keyset may run user code: hold everything first */
+      pin_all(w);
+      if (!f.pinned) {
+        for (Py_ssize_t q = 0; q < j; q++)
+          Py_INCREF(w->vals[f.vbase + q]);
+        f.pinned = 1;
+      }
+      f.ks = keyset_for(w, kbuf, j, kind == K_ODICT, kh);
     }
     if (kbuf != kbuf_inl) PyMem_Free(kbuf);
     if (!f.ks) {
@@ -582,7 +595,22 @@ fail:
   return -1;
 }
 
+static int visit_body(walk *w, PyObject *o, int *held);
+
+/* Visit o (borrowed from its parent). While user code may run, o is held:
+ * that code could drop the parent's reference to it. */
 static int visit(walk *w, PyObject *o) {
+  int held = 0;
+  if (w->pinned) {
+    Py_INCREF(o);
+    held = 1;
+  }
+  int r = visit_body(w, o, &held);
+  if (held) Py_DECREF(o);
+  return r;
+}
+
+static int visit_body(walk *w, PyObject *o, int *held) {
   if (w->fa->is_leaf) {
     PyObject *r = PyObject_CallOneArg(w->fa->is_leaf, o);
     if (!r) return -1;
@@ -608,7 +636,11 @@ static int visit(walk *w, PyObject *o) {
   } else {
     if (!w->pinned) {
       PyObject *v = PyDict_GetItem(w->st->typecache, (PyObject *)tp);
-      if (!v || w->nsdict) pin_all(w); /* classification may look at attributes */
+      if (!v || w->nsdict) { /* classification may look at attributes */
+        Py_INCREF(o);
+        *held = 1;
+        pin_all(w);
+      }
     }
     kind = classify_slow(w->st, w->nsdict, tp, &reg);
     if (kind == K_LEAF) return push_leaf(w, o);
@@ -826,7 +858,9 @@ const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, P
     w.g = cur_gen(st);
     if (!w.g) return NULL;
     w.a = w.g->a;
-    const gv_node *ks = keyset_for(&w, karr, n, 0);
+    uint64_t h = 0;
+    const gv_node *ks = keyset_cached(&w, karr, n, 0, &h);
+    if (!ks) ks = keyset_for(&w, karr, n, 0, h);
     if (ks || !w.oom) return ks;
     *oom = 1;
     PyErr_Clear();

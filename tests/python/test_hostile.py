@@ -311,3 +311,54 @@ def test_failing_calls_do_not_leak():
     assert len(gc.get_objects()) - objs0 < 100
     assert UNDER_ASAN or rss_bytes() - rss0 < 16 << 20
     a.pop()
+
+
+class Clearer:
+    def __init__(self, kids):
+        self.kids = list(kids)
+
+
+def test_unflatten_function_that_empties_the_leaves():
+    leaves = []
+
+    def unflatten(meta, kids):
+        leaves.clear()  # drops the list's references to every leaf
+        gc.collect()
+        return Clearer(kids)
+
+    grove.register_pytree_node(Clearer, lambda c: (c.kids, None), unflatten, namespace='clr')
+    try:
+        spec = grove.tree_structure([[0, 0], Clearer([0]), {'a': [0, 0]}], namespace='clr')
+        for _ in range(50):
+            leaves[:] = [object() for _ in range(5)]
+            keep = list(leaves)
+            out = grove.tree_unflatten(spec, leaves)
+            assert out[0][0] is keep[0] and out[2]['a'][1] is keep[4]
+            assert out[1].kids[0] is keep[2]
+    finally:
+        grove.unregister_pytree_node(Clearer, namespace='clr')
+
+
+def test_is_leaf_that_empties_the_parent():
+    for _ in range(20):
+        tree = [[object(), [object()]], {'a': [object()]}, [object(), object()]]
+        first = tree[0]
+
+        def is_leaf(x, tree=tree, first=first):
+            if x is first:
+                tree.clear()  # the walk holds what it visits; the list shrank under it
+                gc.collect()
+            return False
+
+        del first
+        with pytest.raises(RuntimeError, match='changed size'):
+            grove.tree_leaves(tree, is_leaf=is_leaf)
+        d = {'a': [object()], 'b': [object(), {'c': object()}]}
+
+        def drop(x, d=d):
+            if isinstance(x, list) and len(x) == 2:
+                d.clear()
+                gc.collect()
+            return False
+
+        assert len(grove.tree_leaves(d, is_leaf=drop)) == 3  # the values it started with
