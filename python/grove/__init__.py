@@ -247,20 +247,19 @@ def tree_iter(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
 def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
     """(paths, leaves, treespec)."""
     leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
-    return _spec_paths(spec), leaves, spec
+    return spec.paths(), leaves, spec
 
 
 def tree_paths(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
     """The path of every leaf, in leaf order."""
-    return _spec_paths(tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf,
-                                      namespace=namespace))
+    return tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace).paths()
 
 
 def tree_map_with_path(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
     """tree_map whose func also gets each leaf's path first."""
     leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     flat = [leaves] + [spec.flatten_up_to(r) for r in rests]
-    return spec.unflatten(map(func, _spec_paths(spec), *flat))
+    return spec.unflatten(map(func, spec.paths(), *flat))
 
 
 def tree_reduce(func, tree, initial=_MISSING, *, is_leaf=None, none_is_leaf=False, namespace=''):
@@ -377,7 +376,7 @@ def _entries(spec):
 
 
 def _spec_paths(spec):
-    """Paths of the leaves of spec, iteratively."""
+    """Paths of the leaves of spec, in Python (the reference for TreeSpec.paths, in C)."""
     out = []
     stack = [(spec, ())]
     while stack:
@@ -544,7 +543,6 @@ def _reduce(self):
 
 TreeSpec.__repr__ = _repr
 TreeSpec.__str__ = _repr
-TreeSpec.paths = lambda self: _spec_paths(self)
 TreeSpec.entries = lambda self: _entries(self)
 TreeSpec.is_prefix = _is_prefix
 TreeSpec.is_suffix = lambda self, other, strict=False: _is_prefix(other, self, strict)
