@@ -5,7 +5,9 @@
 
 Prints microseconds per call (best of several samples) and the ratio
 optree/grove for tree_flatten, tree_leaves, tree_unflatten, tree_map (one and
-two trees), spec == and hash. Not a test: numbers vary by machine."""
+two trees), tree_flatten_with_path, spec == and hash (spec2 is the structure
+of a second, equal tree built separately). Not a test: numbers vary by
+machine, and on a shared machine by its load."""
 
 import random
 import sys
@@ -84,6 +86,7 @@ def main():
                 'tree_unflatten': best(lambda: lib.tree_unflatten(spec, leaves), n),
                 'tree_map': best(lambda: lib.tree_map(lambda x: x, tree), n),
                 'tree_map2': best(lambda: lib.tree_map(lambda x, y: x, tree, other), n),
+                'flatten_with_path': best(lambda: lib.tree_flatten_with_path(tree), n),
                 'spec ==': best(lambda: spec == spec2, n * 10),
                 'hash': best(lambda: hash(spec), n * 10),
             }

@@ -146,14 +146,38 @@ typedef struct builder {
   Py_ssize_t nleaves, used;
   bframe *fr;
   size_t nfr, cfr;
-  PyObject **v;
-  unsigned char *own; /* own[j]: v[j] is a reference of ours (else borrowed from leaves) */
+  PyObject **v; /* owned references, in traversal order */
   Py_ssize_t nv, cv;
   int pinned;     /* user code may run: every value is owned from now on */
   PyObject *hold; /* once pinned: a tuple of the leaves (the caller's list may change) */
   PyObject **tmp;
   Py_ssize_t ctmp;
+  /* small trees need no allocation */
+  bframe fr_inl[16];
+  PyObject *v_inl[64];
 } builder;
+
+/* Grow *p (cap elements of elem bytes; it may still be the inline buffer inl)
+ * to hold need elements. */
+static int igrow(void **p, size_t cap, size_t need, size_t elem, void *inl, size_t *ncap) {
+  size_t nc = cap ? cap : 32;
+  while (nc < need)
+    nc *= 2;
+  void *np;
+  if (*p == inl) {
+    np = PyMem_Malloc(nc * elem);
+    if (np) memcpy(np, inl, cap * elem);
+  } else {
+    np = PyMem_Realloc(*p, nc * elem);
+  }
+  if (!np) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  *p = np;
+  *ncap = nc;
+  return 0;
+}
 
 static int bgrow(void **p, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return 0;
@@ -170,48 +194,36 @@ static int bgrow(void **p, size_t *cap, size_t need, size_t elem) {
   return 0;
 }
 
-/* Push o: owned (a reference we give up later) or borrowed (a leaf, alive in
- * the leaves sequence as long as no user code runs; see pin_vals). */
-static int push_val(builder *b, PyObject *o, int owned) {
+/* Push o (a reference given to the value stack). */
+static int push_val(builder *b, PyObject *o) {
   if (b->nv == b->cv) {
-    size_t cap = (size_t)b->cv, cap2 = (size_t)b->cv;
-    if (bgrow((void **)&b->v, &cap, (size_t)b->nv + 1, sizeof *b->v) < 0 ||
-        bgrow((void **)&b->own, &cap2, (size_t)b->nv + 1, 1) < 0) {
-      if (owned) Py_DECREF(o);
+    size_t cap1 = 0;
+    if (igrow((void **)&b->v, (size_t)b->cv, (size_t)b->cv + 1, sizeof *b->v, b->v_inl, &cap1) <
+        0) {
+      Py_DECREF(o);
       return -1;
     }
-    b->cv = (Py_ssize_t)(cap < cap2 ? cap : cap2);
+    b->cv = (Py_ssize_t)cap1;
   }
-  if (!owned && b->pinned) {
-    Py_INCREF(o);
-    owned = 1;
-  }
-  b->own[b->nv] = (unsigned char)owned;
   b->v[b->nv++] = o;
   return 0;
 }
 
 /* Before user code can run (a class's constructor, an unflatten function, a
- * key's __hash__/__eq__, a factory): take references to the borrowed values,
- * which that code could free by emptying the leaves list. */
+ * key's __hash__/__eq__, a factory): hold the leaves themselves, which that
+ * code could free by emptying or resizing the caller's list. */
 static int pin_vals(builder *b) {
   if (b->pinned) return 0;
-  /* the leaves themselves: user code may empty or resize the caller's list */
   b->hold = tuple_from(b->leaves, b->nleaves);
   if (!b->hold) return -1;
   b->leaves = &PyTuple_GET_ITEM(b->hold, 0);
-  for (Py_ssize_t j = 0; j < b->nv; j++)
-    if (!b->own[j]) {
-      Py_INCREF(b->v[j]);
-      b->own[j] = 1;
-    }
   b->pinned = 1;
   return 0;
 }
 
 static void release_vals(builder *b, Py_ssize_t base) {
   for (Py_ssize_t j = base; j < b->nv; j++)
-    if (b->own[j]) Py_DECREF(b->v[j]);
+    Py_DECREF(b->v[j]);
   b->nv = base;
 }
 
@@ -372,12 +384,7 @@ static PyObject *build_run(builder *b, const gv_node *root) {
     }
     goto done;
   }
-  {
-    size_t cap = b->cfr;
-    if (bgrow((void **)&b->fr, &cap, 1, sizeof *b->fr) < 0) return NULL;
-    b->cfr = cap;
-  }
-  frame_setup(&b->fr[0], root, 0);
+  frame_setup(&b->fr[0], root, 0); /* the inline frames hold at least one */
   b->nfr = 1;
   while (b->nfr) {
     bframe *f = &b->fr[b->nfr - 1];
@@ -391,27 +398,27 @@ static PyObject *build_run(builder *b, const gv_node *root) {
         res = o;
         break;
       }
-      if (push_val(b, o, 1) < 0) goto fail;
+      if (push_val(b, o) < 0) goto fail;
       continue;
     }
     size_t r = f->i++;
     const gv_node *c = f->kids[f->perm ? f->perm[r] : r];
     if (gv__is_imm(c)) { /* a * (the only immediate in a structure) */
       if (b->used >= b->nleaves) goto few;
-      if (push_val(b, b->leaves[b->used++], 0) < 0) goto fail;
+      PyObject *leaf = b->leaves[b->used++];
+      Py_INCREF(leaf);
+      if (push_val(b, leaf) < 0) goto fail;
       continue;
     }
     if (c->arity == 0) {
       if (may_call_user(c) && pin_vals(b) < 0) goto fail;
       PyObject *o = make_container(b, c, NULL, 0);
-      if (!o || push_val(b, o, 1) < 0) goto fail;
+      if (!o || push_val(b, o) < 0) goto fail;
       continue;
     }
-    if (b->nfr == b->cfr) {
-      size_t cap = b->cfr;
-      if (bgrow((void **)&b->fr, &cap, b->nfr + 1, sizeof *b->fr) < 0) goto fail;
-      b->cfr = cap;
-    }
+    if (b->nfr == b->cfr &&
+        igrow((void **)&b->fr, b->cfr, b->cfr + 1, sizeof *b->fr, b->fr_inl, &b->cfr) < 0)
+      goto fail;
     frame_setup(&b->fr[b->nfr++], c, b->nv);
   }
 done:
@@ -432,7 +439,11 @@ fail:
 static PyObject *unflatten_node(gstate *st, GenObject *g, const gv_node *node, PyObject *ns,
                                 PyObject *const *leaves, Py_ssize_t n) {
   builder b;
-  memset(&b, 0, sizeof b);
+  memset(&b, 0, offsetof(builder, fr_inl));
+  b.fr = b.fr_inl;
+  b.cfr = sizeof b.fr_inl / sizeof *b.fr_inl;
+  b.v = b.v_inl;
+  b.cv = sizeof b.v_inl / sizeof *b.v_inl;
   b.st = st;
   b.g = g;
   b.ns = ns;
@@ -441,9 +452,8 @@ static PyObject *unflatten_node(gstate *st, GenObject *g, const gv_node *node, P
   PyObject *r = build_run(&b, node);
   release_vals(&b, 0);
   Py_XDECREF(b.hold);
-  PyMem_Free(b.v);
-  PyMem_Free(b.own);
-  PyMem_Free(b.fr);
+  if (b.v != b.v_inl) PyMem_Free(b.v);
+  if (b.fr != b.fr_inl) PyMem_Free(b.fr);
   PyMem_Free(b.tmp);
   return r;
 }
