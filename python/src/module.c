@@ -157,6 +157,10 @@ static PyObject *name_of(gstate *st, PyObject *obj) {
     return name;
   }
   if (PyErr_Occurred()) goto fail;
+  if (!st->mangle) {
+    PyErr_SetString(PyExc_RuntimeError, "grove._grove is set up by importing the grove package");
+    goto fail;
+  }
   PyObject *base = PyObject_CallOneArg(st->mangle, obj);
   if (!base) goto fail;
   if (!PyUnicode_Check(base)) {

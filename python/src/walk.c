@@ -299,6 +299,11 @@ static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, i
       for (Py_ssize_t i = 0; i < n; i++)
         order[i] = (uint32_t)i;
     } else {
+      if (!w->st->key_order) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "grove._grove is set up by importing the grove package");
+        goto out;
+      }
       ord = PyObject_CallOneArg(w->st->key_order, klist);
       if (!ord) goto out;
       if (!PyList_CheckExact(ord) || PyList_GET_SIZE(ord) != n) {
