@@ -282,3 +282,29 @@ def test_equality_classes_and_up_to(data, none_is_leaf, ns):
 def test_profile_reaches_ten_thousand():
     from hypothesis import settings
     assert settings().max_examples >= 10_000 or pytest.skip('a shorter profile was chosen')
+
+
+def test_deliberate_differences():
+    """Where grove differs from optree on purpose, and how."""
+    # no recursion limit: optree refuses deep trees, grove flattens them
+    deep = 0
+    for _ in range(optree.MAX_RECURSION_DEPTH + 100):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        optree.tree_leaves(deep)
+    assert grove.tree_leaves(deep) == [0]
+    # the same exception type, but grove's message starts with the path
+    a, b = [1, {'x': [1, 2]}], [1, {'x': [1]}]
+    with pytest.raises(ValueError) as og:
+        optree.tree_map(lambda *xs: 0, a, b)
+    with pytest.raises(ValueError) as gg:
+        grove.tree_map(lambda *xs: 0, a, b)
+    assert not str(og.value).startswith('at ')
+    assert str(gg.value).startswith("at (1, 'x'): list arity mismatch")
+    # the class name in repr
+    assert repr(optree.tree_structure(a)).startswith('PyTreeSpec(')
+    assert repr(grove.tree_structure(a)).startswith('TreeSpec(')
+    assert spec_repr(optree.tree_structure(a)) == spec_repr(grove.tree_structure(a))
+    # keys 1 and 1.0 in different dicts: equal to optree (== on keys), different to grove
+    assert optree.tree_structure({1: 0}) == optree.tree_structure({1.0: 0})
+    assert grove.tree_structure({1: 0}) != grove.tree_structure({1.0: 0})
