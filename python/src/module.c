@@ -118,7 +118,10 @@ uint64_t handle_for(gstate *st, PyObject *obj) {
       int eq = PyObject_RichCompareBool(o, obj, Py_EQ);
       Py_DECREF(o);
       Py_DECREF(hv);
-      if (eq < 0) return 0;
+      if (eq < 0) { /* e.g. numpy arrays: no truth value; then they are not one handle */
+        PyErr_Clear();
+        eq = 0;
+      }
       if (eq) return hh;
       n = PyList_GET_SIZE(st->unhashable);
     }
