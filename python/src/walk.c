@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdarg.h>
 
-#define CYCLE_DEPTH 256
+#define CYCLE_DEPTH 1024
 #define MAX_WALK_DEPTH ((Py_ssize_t)1 << 24)
 #define INL_FR 24
 #define INL_N 96
