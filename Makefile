@@ -2,14 +2,19 @@
 # Thin wrapper over CMake presets. `make demo` and `make test` set up a fresh Debian machine:
 # each target installs (as root, with apt-get) the packages it needs, and only those.
 BUILD_DEPS   := cmake ninja-build pkg-config gcc libc6-dev libmimalloc-dev libxxhash-dev
-TEST_DEPS    := $(BUILD_DEPS) libcriterion-dev python3
+TEST_DEPS    := $(BUILD_DEPS) libcriterion-dev python3 python3-dev python3-venv
 SAN_DEPS     := $(TEST_DEPS) clang-14 libclang-rt-14-dev
 BENCH_DEPS   := $(BUILD_DEPS) libjansson-dev libcjson-dev
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR       := $(if $(CI),-DGROVE_WERROR=ON)
 
-.PHONY: all deps test-deps san-deps bench-deps build demo test test-asan test-package fuzz bench \
-        format clean install
+# The Python binding's tests run in a project-local virtual environment.
+PYTHON       ?= python3
+VENV         := .venv
+VENV_PY      := $(VENV)/bin/python
+
+.PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
+        fuzz bench format clean install
 
 all: build
 
@@ -50,6 +55,22 @@ test: test-deps
 	cmake --preset default $(WERROR)
 	cmake --build build -j $(JOBS)
 	ctest --test-dir build --output-on-failure -j $(JOBS)
+	$(MAKE) test-python
+
+# .venv with the pinned test requirements (rebuilt when they change)
+$(VENV)/.requirements: tests/python/requirements.txt
+	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt
+	touch $@
+
+# the extension built into build-py/python (the package + _grove), then pytest
+test-python: test-deps $(VENV)/.requirements
+	cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
+	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
+	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) \
+	  $(if $(CI),-DGROVE_WERROR=ON)
+	cmake --build build-py -j $(JOBS)
+	PYTHONPATH=$(abspath build-py/python) $(VENV_PY) -m pytest tests/python -q $(PYTEST_ARGS)
 
 test-asan: san-deps
 	cmake --preset asan $(WERROR)
@@ -76,7 +97,7 @@ install: build
 
 format:
 	clang-format-14 -i include/*.h lib/*.[ch] tools/*.c tests/*.[ch] fuzz/*.c bench/*.c \
-	  examples/*.c tests/package/*.c
+	  examples/*.c tests/package/*.c python/src/*.[ch]
 
 clean:
-	rm -rf build build-asan build-fuzz build-package
+	rm -rf build build-asan build-fuzz build-package build-py build-wheel

@@ -281,6 +281,45 @@ GV_API GV_NODISCARD gv_status gv_rebuild(gv_arena *a, const gv_node *tmpl,
                                          const gv_node *const *children, const gv_node **out,
                                          gv_error *err);
 
+/* --- keysets of their own, and host-ordered dicts ---
+ * A keyset is the metadata node of a dict kind: its keys in insertion order
+ * and their traversal order. gv_keyset interns the keyset of keys[0..n) with
+ * grove's key order (above), as gv_dict would. gv_keyset_ordered interns a
+ * keyset whose traversal order the host gives instead: order[r] is the
+ * insertion index of the r-th key in traversal order (a permutation of
+ * 0..n-1). Its keys may be any key or GV_HANDLE (distinct; GV_EKEY otherwise).
+ * A host-ordered keyset's identity, and its hash, include the order; its
+ * "sorted twin" (gv_keyset_twin) is its keys in the host's order, so the
+ * ordering pass (gv_order) puts a dict in the host's order and two dicts of
+ * the same keys in the same host order share one twin. gv_get scans a
+ * host-ordered keyset linearly. The wire format records the order. */
+GV_API GV_NODISCARD gv_status gv_keyset(gv_arena *a, const gv_node *const *keys, size_t n,
+                                        const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_keyset_ordered(gv_arena *a, const gv_node *const *keys, size_t n,
+                                                const uint32_t *order, const gv_node **out,
+                                                gv_error *err);
+GV_API GV_PURE bool gv_keyset_host_ordered(const gv_node *keyset);
+/* A dict kind (GV_DICT, GV_ODICT or GV_DDICT with its str factory; NULL
+ * factory otherwise) of an interned keyset and n = its arity values in
+ * insertion order. The fast path for hosts that cache keysets. */
+GV_API GV_NODISCARD gv_status gv_dict_with_keyset(gv_arena *a, gv_node_kind kind,
+                                                  const gv_node *keyset, const gv_node *factory,
+                                                  const gv_node *const *values, size_t n,
+                                                  const gv_node **out, gv_error *err);
+/* gv_dict with the host's order (gv_keyset_ordered, then a dict of it). */
+GV_API GV_NODISCARD gv_status gv_dict_ordered(gv_arena *a, const gv_node *const *keys,
+                                              const gv_node *const *values, size_t n,
+                                              const uint32_t *order, const gv_node **out,
+                                              gv_error *err);
+
+/* --- copying between arenas ---
+ * The tree n (of any arena) rebuilt in dst: *out is dst's node equal to n.
+ * What dst already holds is shared (interning), a DAG costs O(distinct nodes),
+ * immediates are their own copies, and the copy is atomic under dst's budget
+ * (on failure dst is exactly as before). n's arena is only read. */
+GV_API GV_NODISCARD gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out,
+                                      gv_error *err);
+
 /* --- inspection (O(1), NULL-tolerant) --- */
 GV_API GV_PURE gv_node_kind gv_kind(const gv_node *n);
 GV_API GV_PURE size_t gv_arity(const gv_node *n);  /* children of a container, 0 for leaves */

@@ -46,6 +46,8 @@ typedef struct gv__blob {
  *   custom:       meta ctype, aux NULL
  *   keyset:       kids = keys in insertion order; meta = sorted twin (NULL
  *                 means itself); perm = sorted order (NULL when sorted).
+ *                 A host-ordered keyset (GV__KS_HOST, hostorder.c) has the
+ *                 host's order as perm and aux non-NULL (see there).
  *                 An indexed keyset (sorted, GV__KS_INDEX_MIN keys or more)
  *                 has its rank index right after its kids and a secondary
  *                 intern slot under its sethash.
@@ -73,6 +75,7 @@ typedef struct gv__cont {
 #define GV__KS_SORTED 1u  /* insertion order is the key order */
 #define GV__KS_MIXED 2u   /* keys of several classes: ordered by type name first */
 #define GV__KS_INDEXED 4u /* registered under its set hash, with a rank index */
+#define GV__KS_HOST 16u   /* the order was given by the host (hostorder.c) */
 #define GV__KS_INDEX_MIN 8u
 
 #define GV__CONT(n) ((const gv__cont *)(const void *)(n))
@@ -439,6 +442,19 @@ gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_
 gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
                        const gv_node *const *keys, const gv_node *const *values, size_t n,
                        const gv_node **out, gv_error *err);
+/* gv__make (interns a container or metadata node; no mark of its own) and the
+ * grove-ordered keyset constructor, for hostorder.c and copy.c. */
+gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                        const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err);
+gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
+                           gv_error *err);
+/* A host-ordered keyset (hostorder.c; no mark of its own). */
+gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
+                          const gv_node **out, gv_error *err);
+/* gv_copy with every handle h replaced by map(ctx, h) (copy.c; for hosts
+ * whose handle numbers differ between the encoding and the destination). */
+gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
+                       void *ctx, const gv_node **out, gv_error *err);
 /* Python-equal keys (1 == 1.0 == True). */
 int gv__key_eq(const gv_node *x, const gv_node *y);
 

@@ -53,9 +53,16 @@ static uint64_t gv__hash_cont_sum(unsigned kind, const gv_node *meta, const gv_n
   gv__le64(b, (uint64_t)kind | ((uint64_t)n << 8));
   gv__le64(b + 8, meta ? gv__hash(meta) : 0);
   gv__le64(b + 16, aux ? gv__hash(aux) : 0);
+  /* runs of one child (the * of a structure) hash once */
+  const gv_node *last = NULL;
+  uint64_t lasth = 0;
   if (n <= BLK) {
     for (size_t i = 0; i < n; i++) {
-      uint64_t h = kids[i] ? gv__hash(kids[i]) : 0;
+      if (kids[i] != last) {
+        last = kids[i];
+        lasth = last ? gv__hash(last) : 0;
+      }
+      uint64_t h = lasth;
       acc += h;
       gv__le64(b + 24 + 8 * i, h);
     }
@@ -69,7 +76,11 @@ static uint64_t gv__hash_cont_sum(unsigned kind, const gv_node *meta, const gv_n
   for (size_t i = 0; i < n; i += BLK) {
     size_t m = n - i < BLK ? n - i : BLK;
     for (size_t j = 0; j < m; j++) {
-      uint64_t h = kids[i + j] ? gv__hash(kids[i + j]) : 0;
+      if (kids[i + j] != last) {
+        last = kids[i + j];
+        lasth = last ? gv__hash(last) : 0;
+      }
+      uint64_t h = lasth;
       acc += h;
       gv__le64(b + 8 * j, h);
     }
@@ -89,9 +100,17 @@ static uint64_t gv__hash_cont(unsigned kind, const gv_node *meta, const gv_node 
 static uint64_t gv__hash_vals(const gv_node *const *kids, size_t n, const uint32_t *perm) {
   enum { BLK = 256 }; /* one shot up to BLK children (the same hash as streaming) */
   unsigned char b[8 * BLK];
+  const gv_node *last = NULL; /* runs of one child (the * of a structure) hash once */
+  uint64_t lasth = 0;
   if (n <= BLK) {
-    for (size_t j = 0; j < n; j++)
-      gv__le64(b + 8 * j, gv__hash(kids[perm ? perm[j] : j]));
+    for (size_t j = 0; j < n; j++) {
+      const gv_node *k = kids[perm ? perm[j] : j];
+      if (k != last) {
+        last = k;
+        lasth = gv__hash(k);
+      }
+      gv__le64(b + 8 * j, lasth);
+    }
     return XXH3_64bits_withSeed(b, 8 * n, GV__HASH_SEED);
   }
   XXH3_state_t st;
@@ -99,8 +118,14 @@ static uint64_t gv__hash_vals(const gv_node *const *kids, size_t n, const uint32
   XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
   for (size_t i = 0; i < n; i += BLK) {
     size_t m = n - i < BLK ? n - i : BLK;
-    for (size_t j = 0; j < m; j++)
-      gv__le64(b + 8 * j, gv__hash(kids[perm ? perm[i + j] : i + j]));
+    for (size_t j = 0; j < m; j++) {
+      const gv_node *k = kids[perm ? perm[i + j] : i + j];
+      if (k != last) {
+        last = k;
+        lasth = gv__hash(k);
+      }
+      gv__le64(b + 8 * j, lasth);
+    }
     XXH3_64bits_update(&st, b, 8 * m);
   }
   return XXH3_64bits_digest(&st);
@@ -406,6 +431,11 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
 static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
                           const gv_node *const *kids, size_t n, const gv_node **out,
                           gv_error *err) {
+  return gv__make_h(a, kind, meta, aux, kids, n, NULL, out, err);
+}
+
+gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                        const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err) {
   return gv__make_h(a, kind, meta, aux, kids, n, NULL, out, err);
 }
 
@@ -784,6 +814,11 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
   return gv__keyset_new(a, keys, n, c.hash, 0, twin, idx, bits, out, err);
 }
 
+gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
+                           gv_error *err) {
+  return gv__keyset(a, keys, n, -1, out, err);
+}
+
 /* ---------------------------------------------------------------------------
  * Public constructors
  * ------------------------------------------------------------------------- */
@@ -1100,6 +1135,11 @@ const gv_node *gv_get(const gv_node *n, const gv_node *key) {
   if (!n || !key) return NULL;
   if (gv__is_dict_kind(gv__kind(n))) {
     const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
+    if (ks->h.aux16 & GV__KS_HOST) { /* the host's order: no order to search by */
+      for (size_t i = 0; i < gv__arity(n); i++)
+        if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
+      return NULL;
+    }
     int mixed = (ks->h.aux16 & GV__KS_MIXED) != 0;
     size_t lo = 0, hi = gv__arity(n);
     while (lo < hi) {

@@ -38,7 +38,8 @@ enum {
   W_CUSTOM = 0x17,
   W_KEYSET = 0x20,
   W_SCHEMA = 0x21,
-  W_CTYPE = 0x22
+  W_CTYPE = 0x22,
+  W_HKEYSET = 0x23 /* a host-ordered keyset: the keys, then the order */
 };
 
 static int w_is_value_tag(unsigned t) {
@@ -82,6 +83,8 @@ static const char *w_tag_name(unsigned t) {
     return "custom";
   case W_KEYSET:
     return "keyset";
+  case W_HKEYSET:
+    return "host keyset";
   case W_SCHEMA:
     return "schema";
   case W_CTYPE:
@@ -247,8 +250,9 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
   size_t cur = e->len;
   unsigned xk = gv__kind(x);
   size_t blob = (xk == GV_STR || xk == GV_BYTES) ? GV__BLOB(x)->len : 0;
-  if (nr > (SIZE_MAX - 64 - blob) / 10) return GV_ENOMEM;
-  if (gv__vec_reserve(e->a, &e->rec, 32 + blob + 10 * nr) != GV_OK) return GV_ENOMEM;
+  int host = xk == GV_KEYSET && gv_keyset_host_ordered(x);
+  if (nr > (SIZE_MAX - 64 - blob) / 20) return GV_ENOMEM;
+  if (gv__vec_reserve(e->a, &e->rec, 32 + blob + (host ? 20 : 10) * nr) != GV_OK) return GV_ENOMEM;
   unsigned char *p0 = (unsigned char *)e->rec.p + e->rec.len, *p = p0;
   const gv__cont *c = GV__CONT(x);
   switch (xk) {
@@ -285,7 +289,7 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
     break;
   default: {
     size_t k = 0;
-    *p++ = (unsigned char)w_seq_tag(xk);
+    *p++ = (unsigned char)(host ? W_HKEYSET : w_seq_tag(xk));
     switch (xk) {
     case GV_DEQUE:
       p = w_varint_raw(p, c->aux ? (uint64_t)gv__ival(c->aux) + 1u : 0u);
@@ -320,6 +324,9 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
     }
     for (; k < nr; k++)
       p = w_varint_raw(p, (uint64_t)(cur - refs[k] - 1));
+    if (host) /* the traversal order: insertion indices */
+      for (k = 0; k < nr; k++)
+        p = w_varint_raw(p, c->perm ? (uint64_t)c->perm[k] : (uint64_t)k);
     break;
   }
   }
@@ -435,6 +442,7 @@ typedef struct d_slot {
   size_t pos;          /* keyset, schema: offset of the first key/field ref;
                           ctype: keyset record index + 1, or 0 */
   uint32_t n;          /* keyset: keys; schema: fields */
+  size_t opos;         /* host keyset: offset of its order */
   uint8_t tag;
   uint8_t used;
 } d_slot;
@@ -446,8 +454,9 @@ typedef struct w_dec {
   size_t len, pos;
   d_slot *slots;
   size_t nslots, slots_cap;
-  gv__vec kids; /* const gv_node * */
-  gv__vec keys; /* const gv_node * */
+  gv__vec kids;  /* const gv_node * */
+  gv__vec keys;  /* const gv_node * */
+  gv__vec order; /* uint32_t: a host keyset's order */
 } w_dec;
 
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) GV_PRINTF(4, 5);
@@ -523,6 +532,38 @@ static gv_status d_ref_tag(w_dec *d, size_t cur, unsigned tag, size_t *idx) {
   return GV_OK;
 }
 
+/* A reference to a keyset record of either kind. */
+static gv_status d_ref_keyset(w_dec *d, size_t cur, size_t *idx) {
+  size_t off = d->pos;
+  gv_status s = d_ref(d, cur, idx);
+  if (s != GV_OK) return s;
+  unsigned t = d->slots[*idx].tag;
+  if (t != W_KEYSET && t != W_HKEYSET)
+    return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a keyset is expected",
+                  *idx, w_tag_name(t));
+  return GV_OK;
+}
+
+/* The keyset node of host keyset record k with keys items (materialized once). */
+static gv_status d_host_keyset(w_dec *d, size_t k, const gv_node *const *items, const gv_node **ks,
+                               gv_error *e) {
+  d_slot *sl = &d->slots[k];
+  if (sl->node) {
+    *ks = sl->node;
+    return GV_OK;
+  }
+  d->order.len = 0;
+  if (gv__vec_reserve(d->a, &d->order, sl->n) != GV_OK) return gv__oom(e);
+  size_t pos = sl->opos;
+  for (size_t i = 0; i < sl->n; i++) {
+    uint64_t v;
+    gv_status s = d_varint_at(d, &pos, &v);
+    if (s != GV_OK) return s;
+    GV__VEC_AT(&d->order, uint32_t, i) = (uint32_t)v; /* < n, checked when read */
+  }
+  return gv_keyset_ordered(d->a, items, sl->n, (const uint32_t *)d->order.p, ks, e);
+}
+
 /* A count that claims n items of at least one byte each. */
 static gv_status d_count(w_dec *d, const char *what, uint64_t *n) {
   size_t off = d->pos;
@@ -593,7 +634,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
   gv_status s = GV_OK;
   const gv_node *out = NULL;
   uint64_t u, n;
-  size_t idx, kidx;
+  size_t idx = 0, kidx = 0;
   const gv_node *const *items;
   switch (tag) {
   case W_NONE:
@@ -663,7 +704,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
   case W_DDICT: {
     const gv_node *factory = NULL;
     if (tag == W_DDICT && (s = d_ref_value(d, cur, &factory)) != GV_OK) return s;
-    if ((s = d_ref_tag(d, cur, W_KEYSET, &kidx)) != GV_OK) return s;
+    if ((s = d_ref_keyset(d, cur, &kidx)) != GV_OK) return s;
     n = d->slots[kidx].n;
     if (n > d_left(d))
       return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
@@ -671,7 +712,15 @@ static gv_status d_record(w_dec *d, size_t cur) {
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
     if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
     const gv_node *const *v = (const gv_node *const *)d->kids.p;
-    if (tag == W_DICT)
+    if (d->slots[kidx].tag == W_HKEYSET) {
+      const gv_node *ks = NULL;
+      if ((s = d_host_keyset(d, kidx, items, &ks, &e)) == GV_OK)
+        s = gv_dict_with_keyset(d->a,
+                                tag == W_DICT    ? GV_DICT
+                                : tag == W_ODICT ? GV_ODICT
+                                                 : GV_DDICT,
+                                ks, factory, v, (size_t)n, &out, &e);
+    } else if (tag == W_DICT)
       s = gv_dict(d->a, items, v, (size_t)n, &out, &e);
     else if (tag == W_ODICT)
       s = gv_odict(d->a, items, v, (size_t)n, &out, &e);
@@ -718,14 +767,25 @@ static gv_status d_record(w_dec *d, size_t cur) {
     break;
   }
   case W_KEYSET:
+  case W_HKEYSET:
   case W_SCHEMA: {
     if (tag == W_SCHEMA && (s = d_ref_value(d, cur, &sl->name)) != GV_OK) return s;
-    if ((s = d_count(d, tag == W_KEYSET ? "keys" : "fields", &n)) != GV_OK) return s;
+    if ((s = d_count(d, tag == W_SCHEMA ? "fields" : "keys", &n)) != GV_OK) return s;
     sl->pos = d->pos;
     sl->n = (uint32_t)n;
     for (size_t i = 0; i < n; i++) {
       const gv_node *k;
       if ((s = d_ref_value(d, cur, &k)) != GV_OK) return s;
+    }
+    if (tag == W_HKEYSET) {
+      sl->opos = d->pos;
+      for (size_t i = 0; i < n; i++) {
+        size_t ooff = d->pos;
+        if ((s = d_varint(d, &u)) != GV_OK) return s;
+        if (u >= n)
+          return d_fail(d, GV_EWIRE, ooff, "host keyset order entry %llu out of range",
+                        (unsigned long long)u);
+      }
     }
     return GV_OK;
   }
@@ -801,10 +861,12 @@ gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **o
   d.len = len;
   gv__vec_init(&d.kids, sizeof(const gv_node *));
   gv__vec_init(&d.keys, sizeof(const gv_node *));
+  gv__vec_init(&d.order, sizeof(uint32_t));
   const gv_node *res = NULL;
   gv_status s = d_run(&d, &res);
   gv__vec_free(a, &d.kids);
   gv__vec_free(a, &d.keys);
+  gv__vec_free(a, &d.order);
   gv__raw_free(a, d.slots, d.slots_cap * sizeof *d.slots);
   if (s != GV_OK) {
     gv_arena_rollback(a, &m);

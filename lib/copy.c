@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* copy.c -- gv_copy: a tree of one arena rebuilt in another.
+ *
+ * An iterative post-order walk over the source DAG with an explicit stack; a
+ * pointer map (source node -> copy) makes every distinct node cost one
+ * rebuild, so a DAG is copied in O(distinct nodes). Every copy goes through
+ * the destination's intern table: what the destination already holds is
+ * shared, not duplicated. Immediate leaves are valid in every arena and are
+ * their own copies. The whole copy runs under one mark of the destination. */
+#include "internal.h"
+
+typedef struct cp_ent {
+  const gv_node *src, *dst;
+} cp_ent;
+
+typedef struct cp_frame {
+  const gv_node *node;
+  size_t next; /* next ref to copy */
+  size_t base; /* first of its refs' copies on the value stack */
+} cp_frame;
+
+typedef struct cp {
+  gv_arena *a;
+  uint64_t (*map)(void *, uint64_t); /* handle remapping (gv__copy_map) or NULL */
+  void *map_ctx;
+  cp_ent *tab;
+  size_t cap, len;
+  gv__vec stack, vals, order;
+} cp;
+
+static size_t cp_slot(const gv_node *n, size_t mask) {
+  return (size_t)((gv__word(n) * UINT64_C(0x9E3779B97F4A7C15)) >> 29) & mask;
+}
+
+static const gv_node *cp_find(const cp *c, const gv_node *n) {
+  if (!c->cap) return NULL;
+  size_t mask = c->cap - 1;
+  for (size_t i = cp_slot(n, mask);; i = (i + 1) & mask) {
+    if (!c->tab[i].src) return NULL;
+    if (c->tab[i].src == n) return c->tab[i].dst;
+  }
+}
+
+static gv_status cp_put(cp *c, const gv_node *src, const gv_node *dst) {
+  if (2 * (c->len + 1) > c->cap) {
+    size_t ncap = c->cap ? 2 * c->cap : 64;
+    if (ncap > SIZE_MAX / sizeof(cp_ent)) return GV_ENOMEM;
+    cp_ent *nt = gv__raw_alloc(c->a, ncap * sizeof *nt);
+    if (!nt) return GV_ENOMEM;
+    memset(nt, 0, ncap * sizeof *nt);
+    for (size_t i = 0; i < c->cap; i++) {
+      if (!c->tab[i].src) continue;
+      size_t j = cp_slot(c->tab[i].src, ncap - 1);
+      while (nt[j].src)
+        j = (j + 1) & (ncap - 1);
+      nt[j] = c->tab[i];
+    }
+    gv__raw_free(c->a, c->tab, c->cap * sizeof *c->tab);
+    c->tab = nt;
+    c->cap = ncap;
+  }
+  size_t mask = c->cap - 1, i = cp_slot(src, mask);
+  while (c->tab[i].src)
+    i = (i + 1) & mask;
+  c->tab[i].src = src;
+  c->tab[i].dst = dst;
+  c->len++;
+  return GV_OK;
+}
+
+/* Refs of an allocated non-leaf node: a keyset's keys; otherwise meta, aux,
+ * then the children (NULL refs stay NULL). */
+static size_t cp_nrefs(const gv_node *n) {
+  return n->kind == GV_KEYSET ? n->arity : (size_t)n->arity + 2;
+}
+static const gv_node *cp_ref(const gv_node *n, size_t i) {
+  const gv__cont *c = GV__CONT(n);
+  if (n->kind == GV_KEYSET) return c->kids[i];
+  return i == 0 ? c->meta : i == 1 ? c->aux : c->kids[i - 2];
+}
+
+/* A leaf's copy (immediates are their own; handles go through the map). */
+static gv_status cp_leaf(const cp *c, const gv_node *n, const gv_node **out, gv_error *err) {
+  gv_arena *a = c->a;
+  if (c->map && gv__kind(n) == GV_HANDLE)
+    return gv_handle(a, c->map(c->map_ctx, gv__sval(n)), out, err);
+  if (gv__is_imm(n)) {
+    *out = n;
+    return GV_OK;
+  }
+  switch (n->kind) {
+  case GV_NONE:
+    return gv_none(a, out, err);
+  case GV_STAR:
+    return gv_star(a, out, err);
+  case GV_BOOL:
+    return gv_bool(a, GV__SCALAR(n)->v.u != 0, out, err);
+  case GV_INT:
+    return gv_int(a, GV__SCALAR(n)->v.i, out, err);
+  case GV_FLOAT:
+    return gv_float(a, GV__SCALAR(n)->v.f, out, err);
+  case GV_HANDLE:
+    return gv_handle(a, GV__SCALAR(n)->v.u, out, err);
+  default: /* str, bytes: already checked when first built */
+    return gv__blob_in(a, n->kind, GV__BLOB(n)->data, GV__BLOB(n)->len, out, err);
+  }
+}
+
+static gv_status cp_rebuild(cp *c, const gv_node *n, const gv_node *const *r, const gv_node **out,
+                            gv_error *err) {
+  gv_arena *a = c->a;
+  if (n->kind != GV_KEYSET) return gv__make_node(a, n->kind, r[0], r[1], r + 2, n->arity, out, err);
+  if (!(n->aux16 & GV__KS_HOST)) return gv__keyset_build(a, r, n->arity, out, err);
+  const uint32_t *perm = GV__CONT(n)->perm;
+  if (!perm) { /* a host twin: the identity order */
+    c->order.len = 0;
+    if (gv__vec_reserve(a, &c->order, n->arity) != GV_OK) return gv__oom(err);
+    for (uint32_t i = 0; i < n->arity; i++)
+      GV__VEC_AT(&c->order, uint32_t, i) = i;
+    perm = (const uint32_t *)c->order.p;
+  }
+  return gv__keyset_host(a, r, n->arity, perm, out, err);
+}
+
+static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_error *err) {
+  gv_arena *a = c->a;
+  if (gv__is_leaf(root)) return cp_leaf(c, root, out, err);
+  cp_frame f0 = {root, 0, 0};
+  if (gv__vec_push(a, &c->stack, &f0) != GV_OK) return gv__oom(err);
+  while (c->stack.len) {
+    cp_frame *f = &GV__VEC_AT(&c->stack, cp_frame, c->stack.len - 1);
+    const gv_node *x = f->node;
+    if (f->next < cp_nrefs(x)) {
+      const gv_node *r = cp_ref(x, f->next++), *done = NULL;
+      if (r) {
+        done = cp_find(c, r);
+        if (!done) {
+          if (!gv__is_leaf(r)) {
+            if (c->stack.len > a->max_depth)
+              return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
+            cp_frame nf = {r, 0, c->vals.len};
+            if (gv__vec_push(a, &c->stack, &nf) != GV_OK) return gv__oom(err);
+            continue;
+          }
+          gv_status s = cp_leaf(c, r, &done, err);
+          if (s != GV_OK) return s;
+          if (!gv__is_imm(r) && cp_put(c, r, done) != GV_OK) return gv__oom(err);
+        }
+      }
+      if (gv__vec_push(a, &c->vals, &done) != GV_OK) return gv__oom(err);
+      continue;
+    }
+    size_t base = f->base;
+    const gv_node *res;
+    gv_status s = cp_rebuild(c, x, &GV__VEC_AT(&c->vals, const gv_node *, base), &res, err);
+    if (s != GV_OK) return s;
+    c->vals.len = base;
+    c->stack.len--;
+    if (!c->stack.len) {
+      *out = res;
+      return GV_OK;
+    }
+    if (cp_put(c, x, res) != GV_OK) return gv__oom(err);
+    if (gv__vec_push(a, &c->vals, &res) != GV_OK) return gv__oom(err);
+  }
+  return gv__err(err, GV_EINVAL, "empty walk"); /* not reached */
+}
+
+gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
+                       void *ctx, const gv_node **out, gv_error *err) {
+  if (!dst) return gv__err(err, GV_EINVAL, "NULL arena");
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  if (!gv__is_value(n)) return gv__err(err, GV_EINVAL, "gv_copy needs a value node");
+  gv_mark m = gv_arena_mark(dst);
+  cp c;
+  memset(&c, 0, sizeof c);
+  c.a = dst;
+  c.map = map;
+  c.map_ctx = ctx;
+  gv__vec_init(&c.stack, sizeof(cp_frame));
+  gv__vec_init(&c.vals, sizeof(const gv_node *));
+  gv__vec_init(&c.order, sizeof(uint32_t));
+  const gv_node *res = NULL;
+  gv_status s = cp_run(&c, n, &res, err);
+  gv__vec_free(dst, &c.stack);
+  gv__vec_free(dst, &c.vals);
+  gv__vec_free(dst, &c.order);
+  gv__raw_free(dst, c.tab, c.cap * sizeof *c.tab);
+  if (s != GV_OK) {
+    gv_arena_rollback(dst, &m);
+    return s;
+  }
+  *out = res;
+  return GV_OK;
+}
+
+gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out, gv_error *err) {
+  return gv__copy_map(dst, n, NULL, NULL, out, err);
+}

@@ -1,0 +1,554 @@
+# SPDX-License-Identifier: MIT
+"""grove for Python: optree's pytree API on grove's interned structures.
+
+Switch from optree by changing one import::
+
+    import grove as optree   # tree_flatten, tree_map, TreeSpec, ...
+
+A TreeSpec is an interned grove node: ``==`` and ``hash()`` are O(1). Memory
+lives in generations with a budget (``set_memory_limit``, ``memory_stats``).
+Where grove differs from optree on purpose: no recursion depth limit (a
+1,000,000-deep list flattens), a cycle raises RecursionError naming it, error
+messages start with the path (``at (0, 'a'): ...``), the TreeSpec class is
+``grove.TreeSpec`` (also ``PyTreeSpec``) and its repr says ``TreeSpec(...)``.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import itertools
+import operator
+import pickle
+
+from grove import _grove
+from grove._grove import (
+    TreeSpec,
+    canonicalize,
+    memory_stats,
+    set_memory_limit,
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
+
+__version__ = '0.1.0'
+
+PyTreeSpec = TreeSpec
+PyTreeDef = TreeSpec
+
+__all__ = [
+    'TreeSpec',
+    'PyTreeSpec',
+    'tree_flatten',
+    'tree_unflatten',
+    'tree_leaves',
+    'tree_structure',
+    'tree_map',
+    'tree_map_with_path',
+    'tree_flatten_with_path',
+    'tree_paths',
+    'tree_is_leaf',
+    'all_leaves',
+    'tree_flatten_one_level',
+    'tree_transpose',
+    'tree_broadcast_prefix',
+    'tree_reduce',
+    'tree_all',
+    'tree_any',
+    'tree_iter',
+    'register_pytree_node',
+    'register_pytree_node_class',
+    'unregister_pytree_node',
+    'canonicalize',
+    'memory_stats',
+    'set_memory_limit',
+    'GLOBAL_NAMESPACE',
+]
+
+# Node kinds as the extension numbers them.
+_LEAF, _NONE, _LIST, _TUPLE, _DICT, _ODICT, _DDICT, _DEQUE, _NT, _SS, _CUSTOM = range(11)
+
+
+class _GlobalNamespace:
+    """The global registry namespace (what an empty namespace string means)."""
+
+    def __repr__(self) -> str:
+        return '<GLOBAL NAMESPACE>'
+
+
+GLOBAL_NAMESPACE = _GlobalNamespace()
+
+# namespace -> {class: (class, flatten_func, unflatten_func, path_entry_type)}; '' is global.
+_REGISTRY: dict[str, dict[type, tuple]] = {'': {}}
+
+_MISSING = object()
+
+
+# ---------------------------------------------------------------------------
+# Helpers the extension calls
+# ---------------------------------------------------------------------------
+
+
+def _key_order(keys: list) -> list:
+    """optree's key order: sorted if the keys compare, else by the key's class
+    name and then the key, else insertion order. Indices in traversal order."""
+    idx = list(range(len(keys)))
+    try:
+        return sorted(idx, key=keys.__getitem__)
+    except TypeError:
+        pass
+    try:
+        return sorted(
+            idx,
+            key=lambda i: (
+                f'{type(keys[i]).__module__}.{type(keys[i]).__qualname__}',
+                keys[i],
+            ),
+        )
+    except TypeError:
+        return idx
+
+
+_IDENT_MAP = {ord('.'): '\u00b7', ord('<'): '\u2039', ord('>'): '\u203a'}
+
+
+def _mangle(obj) -> str:
+    """An identifier-safe base name for a class or factory: module·qualname."""
+    if obj is None:
+        return 'None\u00b7factory'
+    mod = getattr(obj, '__module__', None)
+    qn = getattr(obj, '__qualname__', None) or getattr(obj, '__name__', None)
+    if not isinstance(mod, str) or not isinstance(qn, str):
+        cls = type(obj)
+        mod, qn = cls.__module__, cls.__qualname__ + '.instance'
+    text = f'{mod}.{qn}'.translate(_IDENT_MAP)
+    out = ''.join(c if (c.isalnum() and c.isascii()) or c == '_' or ord(c) >= 0x80 else '_'
+                  for c in text)
+    if not out or out[0].isdigit():
+        out = '_' + out
+    return out
+
+
+_grove._setup(_REGISTRY, _key_order, _mangle)
+
+
+# ---------------------------------------------------------------------------
+# Registry
+# ---------------------------------------------------------------------------
+
+_BUILTIN_NODE_TYPES = frozenset(
+    {list, tuple, dict, collections.OrderedDict, collections.defaultdict, collections.deque,
+     type(None)},
+)
+
+
+def _check_namespace(namespace) -> str:
+    if namespace is GLOBAL_NAMESPACE:
+        return ''
+    if not isinstance(namespace, str):
+        raise TypeError(f'The namespace must be a string, got {namespace!r}.')
+    if namespace == '':
+        raise ValueError('The namespace cannot be an empty string.')
+    return namespace
+
+
+def register_pytree_node(cls, flatten_func, unflatten_func, *, path_entry_type=None,
+                         namespace):
+    """Register cls as a node: flatten_func(obj) -> (children, metadata[, entries]),
+    unflatten_func(metadata, children) -> obj. namespace is required (a non-empty
+    str, or GLOBAL_NAMESPACE)."""
+    if not isinstance(cls, type):
+        raise TypeError(f'Expected a class, got {cls!r}.')
+    ns = _check_namespace(namespace)
+    if cls in _BUILTIN_NODE_TYPES:
+        raise ValueError(f'PyTree type {cls!r} is a built-in type and cannot be re-registered.')
+    table = _REGISTRY.setdefault(ns, {})
+    if cls in table:
+        where = 'the global namespace' if ns == '' else f'namespace {ns!r}'
+        raise ValueError(f'PyTree type {cls!r} is already registered in {where}.')
+    table[cls] = (cls, flatten_func, unflatten_func, path_entry_type)
+    _grove._registry_changed()
+    return cls
+
+
+def register_pytree_node_class(cls=None, *, path_entry_type=None, namespace=None):
+    """Class decorator: register a class with tree_flatten/tree_unflatten
+    (or __tree_flatten__/__tree_unflatten__) methods."""
+    if cls is None or isinstance(cls, (str, _GlobalNamespace)):
+        if cls is not None:
+            if namespace is not None:
+                raise ValueError('Cannot specify `namespace` when the first argument is a string.')
+            namespace = cls
+        if namespace is None:
+            raise ValueError('Must specify `namespace` when the first argument is a class.')
+
+        def decorator(c):
+            return register_pytree_node_class(c, path_entry_type=path_entry_type,
+                                              namespace=namespace)
+
+        return decorator
+    if namespace is None:
+        raise ValueError('Must specify `namespace` when the first argument is a class.')
+    if not isinstance(cls, type):
+        raise TypeError(f'Expected a class, got {cls!r}.')
+    if callable(getattr(cls, '__tree_flatten__', None)) and callable(
+            getattr(cls, '__tree_unflatten__', None)):
+        flatten, unflatten = operator.methodcaller('__tree_flatten__'), cls.__tree_unflatten__
+    elif callable(getattr(cls, 'tree_flatten', None)) and callable(
+            getattr(cls, 'tree_unflatten', None)):
+        flatten, unflatten = operator.methodcaller('tree_flatten'), cls.tree_unflatten
+    else:
+        raise TypeError(f'{cls!r} must define both `__tree_flatten__` and `__tree_unflatten__` '
+                        'methods for registration as a pytree node.')
+    return register_pytree_node(cls, flatten, unflatten, path_entry_type=path_entry_type,
+                                namespace=namespace)
+
+
+def unregister_pytree_node(cls, *, namespace):
+    """Remove cls from namespace's registry; returns its registration."""
+    if not isinstance(cls, type):
+        raise TypeError(f'Expected a class, got {cls!r}.')
+    ns = _check_namespace(namespace)
+    if cls in _BUILTIN_NODE_TYPES:
+        raise ValueError(f'PyTree type {cls!r} is a built-in type and cannot be unregistered.')
+    table = _REGISTRY.get(ns, {})
+    if cls not in table:
+        where = 'the global namespace' if ns == '' else f'namespace {ns!r}'
+        raise ValueError(f'PyTree type {cls!r} is not registered in {where}.')
+    entry = table.pop(cls)
+    _grove._registry_changed()
+    return entry
+
+
+# ---------------------------------------------------------------------------
+# Functions built on the extension
+# ---------------------------------------------------------------------------
+
+
+def tree_is_leaf(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """Whether tree is a leaf (flattens to itself)."""
+    return _grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace) == _LEAF
+
+
+def all_leaves(iterable, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """Whether every item of iterable is a leaf."""
+    return all(
+        _grove._is_leaf(x, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace) == _LEAF
+        for x in iterable)
+
+
+def tree_iter(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """An iterator over the leaves of tree."""
+    return iter(tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace))
+
+
+def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """(paths, leaves, treespec)."""
+    leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    return spec.paths(), leaves, spec
+
+
+def tree_paths(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """The path of every leaf, in leaf order."""
+    return tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace).paths()
+
+
+def tree_map_with_path(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
+    """tree_map whose func also gets each leaf's path first."""
+    leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    flat = [leaves] + [spec.flatten_up_to(r) for r in rests]
+    return spec.unflatten(map(func, spec.paths(), *flat))
+
+
+def tree_reduce(func, tree, initial=_MISSING, *, is_leaf=None, none_is_leaf=False, namespace=''):
+    """functools.reduce over the leaves."""
+    leaves = tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    if initial is _MISSING:
+        return functools.reduce(func, leaves)
+    return functools.reduce(func, leaves, initial)
+
+
+def tree_all(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """all() over the leaves."""
+    return all(tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace))
+
+
+def tree_any(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """any() over the leaves."""
+    return any(tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace))
+
+
+def tree_transpose(outer_treespec, inner_treespec, tree, is_leaf=None):
+    """Turn a tree of shape outer∘inner into one of shape inner∘outer."""
+    if outer_treespec.none_is_leaf != inner_treespec.none_is_leaf:
+        raise ValueError('Tree structures must have the same none_is_leaf value.')
+    outer_size, inner_size = outer_treespec.num_leaves, inner_treespec.num_leaves
+    if outer_size == 0 or inner_size == 0:
+        raise ValueError('Tree structures must have at least one leaf.')
+    if (outer_treespec.namespace and inner_treespec.namespace
+            and outer_treespec.namespace != inner_treespec.namespace):
+        raise ValueError('Tree structures must have the same namespace, '
+                         f'got {outer_treespec.namespace!r} vs. {inner_treespec.namespace!r}.')
+    leaves, treespec = tree_flatten(tree, is_leaf, none_is_leaf=outer_treespec.none_is_leaf,
+                                    namespace=outer_treespec.namespace or inner_treespec.namespace)
+    if treespec.num_leaves != outer_size * inner_size:
+        expected = _compose(outer_treespec, inner_treespec)
+        raise TypeError(f'Tree structure mismatch; expected: {expected}, got: {treespec}.')
+    grouped = [leaves[o:o + inner_size] for o in range(0, outer_size * inner_size, inner_size)]
+    subtrees = map(outer_treespec.unflatten, zip(*grouped))
+    return inner_treespec.unflatten(subtrees)
+
+
+def tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=None, *, none_is_leaf=False,
+                          namespace=''):
+    """prefix_tree with each leaf repeated over the leaves of full_tree's subtree there."""
+
+    def broadcast_leaves(x, subtree):
+        sub = tree_structure(subtree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+        return sub.unflatten(itertools.repeat(x, sub.num_leaves))
+
+    return tree_map(broadcast_leaves, prefix_tree, full_tree, is_leaf=is_leaf,
+                    none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def tree_flatten_one_level(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """(children, metadata, entries, unflatten_func) of tree's root node."""
+    node_type = type(tree)
+    kind = _grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    if kind == _LEAF:
+        raise ValueError(f'Cannot flatten leaf-type: {node_type} (node: {tree!r}).')
+    if kind == _CUSTOM:
+        reg = _REGISTRY.get(namespace, {}).get(node_type) or _REGISTRY[''].get(node_type)
+        returned = tuple(reg[1](tree))
+        if len(returned) == 2:
+            children, metadata, entries = (*returned, None)
+        elif len(returned) == 3:
+            children, metadata, entries = returned
+        else:
+            raise RuntimeError(f'PyTree custom flatten function for type {node_type} should '
+                               f'return a 2- or 3-tuple, got {len(returned)}.')
+        children = list(children)
+        entries = tuple(range(len(children)) if entries is None else entries)
+        if len(children) != len(entries):
+            raise RuntimeError(
+                f'PyTree custom flatten function for type {node_type} returned inconsistent '
+                f'number of children ({len(children)}) and number of entries ({len(entries)}).')
+        return children, metadata, entries, reg[2]
+    spec = tree_structure(tree, lambda x: x is not tree, none_is_leaf=none_is_leaf,
+                          namespace=namespace)
+    children = spec.flatten_up_to(tree)
+    k, _, cls, extra = spec._info()
+    if kind == _NONE:
+        return [], None, (), lambda _m, _c: None
+    if kind in (_LIST, _TUPLE):
+        return children, None, tuple(range(len(children))), (
+            lambda _m, c: list(c)) if kind == _LIST else (lambda _m, c: tuple(c))
+    if kind in (_DICT, _ODICT):
+        keys = list(extra)
+        ctor = dict if kind == _DICT else collections.OrderedDict
+        return children, keys, tuple(keys), lambda m, c: ctor(zip(m, c))
+    if kind == _DDICT:
+        keys = list(extra)
+        return children, (cls, keys), tuple(keys), (
+            lambda m, c: collections.defaultdict(m[0], zip(m[1], c)))
+    if kind == _DEQUE:
+        return children, extra, tuple(range(len(children))), (
+            lambda m, c: collections.deque(c, maxlen=m))
+    if kind == _NT:
+        return children, node_type, tuple(range(len(children))), lambda m, c: m(*c)
+    return children, node_type, tuple(range(len(children))), lambda m, c: m(tuple(c))
+
+
+# ---------------------------------------------------------------------------
+# TreeSpec methods written in Python (the hot ones are in C)
+# ---------------------------------------------------------------------------
+
+
+def _entries(spec):
+    kind, arity, cls, extra = spec._info()
+    if kind in (_DICT, _ODICT, _DDICT):
+        return list(extra)
+    if kind == _CUSTOM and extra is not None and extra[1] is not None:
+        return list(extra[1])
+    return list(range(arity))
+
+
+def _spec_paths(spec):
+    """Paths of the leaves of spec, in Python (the reference for TreeSpec.paths, in C)."""
+    out = []
+    stack = [(spec, ())]
+    while stack:
+        s, path = stack.pop()
+        if s.is_leaf():
+            out.append(path)
+            continue
+        kids = s.children()
+        ents = _entries(s)
+        for e, c in reversed(list(zip(ents, kids))):
+            stack.append((c, path + (e,)))
+    return out
+
+
+def _compose(outer, inner):
+    """outer with every leaf replaced by inner."""
+    mark = object()
+    sub = inner.unflatten([mark] * inner.num_leaves)
+    tree = outer.unflatten([sub] * outer.num_leaves)
+    return tree_structure(tree, lambda x: x is mark, none_is_leaf=outer.none_is_leaf,
+                          namespace=outer.namespace or inner.namespace)
+
+
+def _is_prefix(self, other, strict=False):
+    """Whether self is a prefix of other: other matches self down to self's
+    leaves, where other may hold any subtree (optree's rule: dict kinds are
+    interchangeable with equal key sets, a deque's maxlen and a defaultdict's
+    factory are not compared). strict: and other is not just self again."""
+    if not isinstance(other, TreeSpec):
+        raise TypeError(f'Expected a TreeSpec, got {other!r}.')
+    if self.none_is_leaf != other.none_is_leaf:
+        return False
+    if self.namespace and other.namespace and self.namespace != other.namespace:
+        return False
+    dicts = (_DICT, _ODICT, _DDICT)
+    all_leaves_match = True
+    stack = [(self, other)]
+    while stack:
+        a, b = stack.pop()
+        if a.is_leaf():
+            all_leaves_match = all_leaves_match and b.is_leaf()
+            continue
+        ka, na, ca, ea = a._info()
+        kb, nb, cb, eb = b._info()
+        if na != nb:
+            return False
+        if ka in dicts:
+            if kb not in dicts or set(ea) != set(eb):
+                return False
+            bkids = dict(zip(eb, b.children()))
+            stack.extend((x, bkids[k]) for k, x in zip(ea, a.children()))
+            continue
+        if ka != kb:
+            return False
+        if ka in (_NT, _SS) and ca is not cb:
+            return False
+        if ka == _CUSTOM and (ca is not cb or ea[0] != eb[0]):
+            return False
+        stack.extend(zip(a.children(), b.children()))
+    return not strict or not all_leaves_match
+
+
+def _structseq_fields(cls, n):
+    names = getattr(cls, '__match_args__', None)
+    if isinstance(names, tuple) and len(names) == n:
+        return list(names)
+    return [f'<unnamed@{i}>' for i in range(n)]
+
+
+def _node_repr(kind, arity, cls, extra, kids):
+    if kind == _LEAF:
+        return '*'
+    if kind == _NONE:
+        return 'None'
+    body = ', '.join(kids)
+    if kind == _LIST:
+        return f'[{body}]'
+    if kind == _TUPLE:
+        return f'({body},)' if arity == 1 else f'({body})'
+    if kind in (_DICT, _ODICT, _DDICT):
+        items = ', '.join(f'{k!r}: {v}' for k, v in zip(extra, kids))
+        if kind == _DICT:
+            return f'{{{items}}}'
+        if kind == _ODICT:
+            return f'OrderedDict({{{items}}})' if arity else 'OrderedDict()'
+        return f'defaultdict({cls!r}, {{{items}}})'
+    if kind == _DEQUE:
+        parts = [f'[{body}]'] if arity else []
+        if extra is not None:
+            parts.append(f'maxlen={extra!r}')
+        return f'deque({", ".join(parts)})'
+    if kind == _NT:
+        fields = cls._fields
+        return f'{cls.__name__}({", ".join(f"{f}={v}" for f, v in zip(fields, kids))})'
+    if kind == _SS:
+        mod = getattr(cls, '__module__', None)
+        prefix = '' if mod in (None, '', '__main__', 'builtins', '__builtins__') else f'{mod}.'
+        fields = _structseq_fields(cls, arity)
+        return f'{prefix}{cls.__qualname__}({", ".join(f"{f}={v}" for f, v in zip(fields, kids))})'
+    meta = '' if extra is None else repr(extra[0])
+    return f'CustomTreeNode({cls.__name__}[{meta}], [{body}])'
+
+
+def _repr(self):
+    # post-order over the structure, with an explicit stack
+    stack = [(self, False)]
+    out = []
+    while stack:
+        s, done = stack.pop()
+        if not done:
+            stack.append((s, True))
+            for c in reversed(s.children()):
+                stack.append((c, False))
+            continue
+        kind, arity, cls, extra = s._info()
+        kids = out[len(out) - arity:] if arity else []
+        if arity:
+            del out[len(out) - arity:]
+        out.append(_node_repr(kind, arity, cls, extra, kids))
+    text = out[0]
+    if self.none_is_leaf:
+        text += ', NoneIsLeaf'
+    if self.namespace:
+        text += f', namespace={self.namespace!r}'
+    return f'TreeSpec({text})'
+
+
+# ---- wire and pickle ----
+
+_WIRE_MAGIC = b'grove-treespec-1'
+
+
+def _to_bytes(self):
+    """The structure as bytes: grove's wire encoding plus the Python objects it
+    names (classes by module and qualname; handles' objects pickled)."""
+    wire, handles, names = _grove._spec_refs(self)
+    objs = {h: _grove._handle_object(h) for h in handles}
+    classes = {}
+    for name in names:
+        if name == 'NoneType':
+            continue
+        obj = _grove._object_named(name)
+        classes[name] = obj
+    return pickle.dumps((_WIRE_MAGIC, wire, objs, classes, self.none_is_leaf, self.namespace),
+                        protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _from_bytes(data):
+    """A TreeSpec from to_bytes() output (classes re-imported by name)."""
+    magic, wire, objs, classes, none_is_leaf, namespace = pickle.loads(data)
+    if magic != _WIRE_MAGIC:
+        raise ValueError('not a grove TreeSpec encoding')
+    for name, obj in classes.items():
+        if _grove._name_for(obj) != name:
+            raise ValueError(f'cannot load a TreeSpec naming {obj!r}: in this process its '
+                             f'name is {_grove._name_for(obj)!r}, not {name!r}')
+    hmap = {h: _grove._handle_for(obj) for h, obj in objs.items()}
+    return _grove._spec_from_wire(wire, hmap, none_is_leaf, namespace)
+
+
+def _reduce(self):
+    return (_from_bytes, (_to_bytes(self),))
+
+
+TreeSpec.__repr__ = _repr
+TreeSpec.__str__ = _repr
+TreeSpec.entries = lambda self: _entries(self)
+TreeSpec.is_prefix = _is_prefix
+TreeSpec.is_suffix = lambda self, other, strict=False: _is_prefix(other, self, strict)
+TreeSpec.compose = _compose
+TreeSpec.to_bytes = _to_bytes
+TreeSpec.from_bytes = staticmethod(_from_bytes)
+TreeSpec.__reduce__ = _reduce
+TreeSpec.kind = property(lambda self: self._info()[0])

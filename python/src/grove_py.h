@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* grove_py.h -- the grove._grove extension: shared declarations.
+ *
+ * Layout of the extension:
+ *   module.c    module init, module state, generations, handles, type names,
+ *               memory_stats / set_memory_limit, registry
+ *   maps.c      the pointer map and the keyset cache (plain C tables)
+ *   walk.c      Python objects -> leaves + structure (flatten, leaves, keys)
+ *   build.c     structure + leaves -> Python objects (unflatten, map,
+ *               flatten_up_to), canonicalize
+ *   treespec.c  the TreeSpec type
+ *
+ * A structure is a grove node: containers as in grove, `*` for a leaf; None
+ * (when not a leaf), namedtuples, PyStructSequences and registered classes are
+ * custom nodes whose type name names the Python class (see type names in
+ * module.c). Every function here runs with the GIL held; nothing is global:
+ * all state is in the module state or in a walk. */
+#ifndef GROVE_PY_H
+#define GROVE_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "grove.h"
+#include "internal.h"
+
+/* ---- maps.c ---- */
+typedef struct pm_ent {
+  const void *k;
+  PyObject *v; /* owned */
+} pm_ent;
+typedef struct ptrmap {
+  pm_ent *t;
+  size_t cap, len;
+} ptrmap;
+PyObject *pm_get(const ptrmap *m, const void *k);  /* borrowed or NULL */
+int pm_put(ptrmap *m, const void *k, PyObject *v); /* v is INCREF'd; -1 no memory */
+void pm_clear(ptrmap *m);
+
+typedef struct kc_ent {
+  uint64_t h;
+  Py_ssize_t n;
+  PyObject **keys; /* owned refs, n of them */
+  const gv_node *ks;
+} kc_ent;
+typedef struct keycache {
+  kc_ent *t;
+  size_t cap, len, nkeys;
+  uint64_t hits, misses, clears;
+} keycache;
+uint64_t kc_hash(PyObject *const *keys, Py_ssize_t n, int odict);
+const gv_node *kc_get(const keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n);
+int kc_put(keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n, const gv_node *ks);
+void kc_clear(keycache *c);
+
+/* A set of pointers (the walk path, for cycles). */
+typedef struct pset {
+  const void **t;
+  size_t cap, len;
+} pset;
+int ps_add(pset *s, const void *p); /* 1 added, 0 present, -1 no memory */
+void ps_del(pset *s, const void *p);
+void ps_free(pset *s);
+
+/* ---- generations (module.c) ---- */
+typedef struct GenObject {
+  PyObject_HEAD gv_arena *a;
+  uint64_t serial;
+  ptrmap rev;       /* keyset -> tuple of key objects; type-name node -> object */
+  ptrmap tmpl;      /* keyset -> dict of its keys (values None): unflatten copies it */
+  keycache kc;      /* key objects (by identity) -> keyset */
+  PyObject *tnodes; /* dict: id(object) -> int(node): type names, factories */
+  const gv_node *none_node;
+  struct GenObject *prev, *next; /* the live generations (module state's list) */
+  struct gstate *st;
+} GenObject;
+
+/* ---- module state ---- */
+typedef struct gstate {
+  PyTypeObject *spec_type, *gen_type;
+  GenObject *cur;
+  GenObject *gens; /* every live generation (the current one and those still held) */
+  Py_ssize_t live_gens;
+  size_t limit;
+  uint64_t serial;
+  uint64_t generations_made;
+  PyObject *nsreg;      /* dict: namespace -> dict: class -> (cls, flatten, unflatten, entry) */
+  PyObject *typecache;  /* dict: type -> int kind (global namespace) or registration */
+  PyObject *names;      /* dict: name -> object */
+  PyObject *objnames;   /* dict: id(object) -> name */
+  PyObject *handles;    /* list: handle - 1 -> object */
+  PyObject *handle_of;  /* dict: object -> handle (hashable objects) */
+  PyObject *unhashable; /* list of handles whose objects are unhashable */
+  PyTypeObject *odict_t, *ddict_t, *deque_t;
+  PyObject *key_order; /* callable(keys list) -> list of indices (the package sets it) */
+  PyObject *mangle;    /* callable(object) -> base name */
+  PyObject *s_fields, *s_default_factory, *s_maxlen, *s_n_sequence_fields, *s_empty;
+  PyObject *s_make, *s_asdict, *s_n_fields, *s_n_unnamed_fields;
+  PyObject *empty_ns; /* '' */
+} gstate;
+
+gstate *state_of_module(PyObject *m);
+gstate *state_of_type(PyTypeObject *t);
+
+/* The kinds of Python nodes. */
+enum {
+  K_LEAF = 0,
+  K_NONE,
+  K_LIST,
+  K_TUPLE,
+  K_DICT,
+  K_ODICT,
+  K_DDICT,
+  K_DEQUE,
+  K_NT,
+  K_SS,
+  K_CUSTOM
+};
+
+/* The current generation (made on first use). NULL with an exception set. */
+GenObject *cur_gen(gstate *st);
+/* Start a new current generation (after GV_ENOMEM). 0 or -1 with an exception. */
+int new_gen(gstate *st);
+/* A handle (>= 1) for obj (equal objects share one); 0 with an exception. */
+uint64_t handle_for(gstate *st, PyObject *obj);
+PyObject *handle_obj(gstate *st, uint64_t h); /* borrowed or NULL */
+/* The str node naming obj (a class or a defaultdict factory) in g; its name is
+ * unique in the process. NULL with an exception set (oom: *oom = 1). */
+const gv_node *name_node(gstate *st, GenObject *g, PyObject *obj, int *oom);
+/* The object named by a type-name/factory node of g, or NULL (exception set). */
+PyObject *named_obj(gstate *st, GenObject *g, const gv_node *name);
+/* Registration of type t for namespace ns (borrowed tuple) or NULL (no error). */
+PyObject *registration(gstate *st, PyObject *ns, PyTypeObject *t);
+/* The kind of a non-exact-builtin object; *reg gets the registration for K_CUSTOM. */
+int classify_slow(gstate *st, PyObject *nsdict, PyTypeObject *t, PyObject **reg);
+
+/* ---- the TreeSpec object (treespec.c) ---- */
+typedef struct SpecObject {
+  PyObject_HEAD GenObject *gen;
+  const gv_node *node;  /* the structure, dicts in insertion order */
+  GenObject *cgen;      /* generation of canon (NULL until computed) */
+  const gv_node *canon; /* node with every dict in its traversal order */
+  PyObject *ns;         /* namespace str */
+  int none_is_leaf;
+  int has_fp;
+  Py_ssize_t num_nodes; /* -1 until computed */
+  Py_hash_t hash;       /* -1 until computed */
+  uint8_t fp[16];
+} SpecObject;
+PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns);
+extern PyType_Spec spec_type_spec;
+extern PyType_Spec gen_type_spec;
+
+/* ---- walk.c ---- */
+typedef struct flat_args {
+  PyObject *tree, *is_leaf, *ns;
+  int none_is_leaf;
+} flat_args;
+/* Leaves as a list; with spec non-NULL also the structure (a TreeSpec). */
+int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **spec);
+/* The key node (native) for a key object, or a handle node; *host = 1 if the
+ * dict's order must come from the host. */
+PyObject *entry_of(gstate *st, GenObject *g, const gv_node *n, size_t i); /* new ref */
+PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...);
+
+/* ---- build.c ---- */
+PyObject *do_unflatten(gstate *st, SpecObject *s, PyObject *leaves);
+PyObject *do_flatten_up_to(gstate *st, SpecObject *s, PyObject *tree);
+PyObject *py_tree_map(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
+PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
+/* The Python object for a dict-kind keyset's keys (tuple, borrowed). */
+PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks);
+/* Python object for a native key node (new ref). */
+PyObject *key_to_py(gstate *st, const gv_node *k);
+/* Registration / kind of a custom node: 1 NoneType, K_NT, K_SS or K_CUSTOM; *cls borrowed */
+int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject **cls,
+                PyObject **reg);
+
+/* Argument parsing for METH_FASTCALL | METH_KEYWORDS (module.c): names[0..npos)
+ * may be given by position, the first nreq are required. */
+int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
+               const char *const *names, int npos, int nreq, PyObject **out);
+int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_args *fa);
+const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, Py_ssize_t n,
+                            int *oom);
+PyObject *py_spec_refs(PyObject *m, PyObject *arg);
+PyObject *py_spec_from_wire(PyObject *m, PyObject *args);
+PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
+
+/* A tuple of n borrowed objects (new references taken). */
+static inline PyObject *tuple_from(PyObject *const *v, Py_ssize_t n) {
+  PyObject *t = PyTuple_New(n);
+  if (!t) return NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    Py_INCREF(v[i]);
+    PyTuple_SET_ITEM(t, i, v[i]);
+  }
+  return t;
+}
+
+/* Python-level errors for grove statuses. */
+PyObject *raise_gv(gv_status s, const gv_error *e);
+
+#endif

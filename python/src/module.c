@@ -1,0 +1,747 @@
+/* SPDX-License-Identifier: MIT */
+/* module.c -- grove._grove: module state, generations, handles, type names,
+ * the registry's C side, memory_stats / set_memory_limit, module init. */
+#include "grove_py.h"
+
+#include <string.h>
+
+#define DEFAULT_LIMIT ((size_t)64 << 20)
+
+gstate *state_of_module(PyObject *m) {
+  return (gstate *)PyModule_GetState(m);
+}
+gstate *state_of_type(PyTypeObject *t) {
+  return (gstate *)PyType_GetModuleState(t);
+}
+
+PyObject *raise_gv(gv_status s, const gv_error *e) {
+  const char *msg = e ? e->msg : gv_status_name(s);
+  if (s == GV_ENOMEM)
+    PyErr_Format(PyExc_MemoryError, "grove: %s", msg);
+  else if (s == GV_EDEPTH)
+    PyErr_Format(PyExc_RecursionError, "grove: %s", msg);
+  else
+    PyErr_Format(PyExc_ValueError, "%s", msg);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Generations
+ * ------------------------------------------------------------------------- */
+
+static void gen_dealloc(PyObject *self) {
+  GenObject *g = (GenObject *)self;
+  PyTypeObject *tp = Py_TYPE(self);
+  if (g->st) {
+    if (g->prev)
+      g->prev->next = g->next;
+    else if (g->st->gens == g)
+      g->st->gens = g->next;
+    if (g->next) g->next->prev = g->prev;
+    g->st->live_gens--;
+  }
+  pm_clear(&g->rev);
+  pm_clear(&g->tmpl);
+  kc_clear(&g->kc);
+  Py_CLEAR(g->tnodes);
+  gv_arena_free(g->a);
+  g->a = NULL;
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+static PyType_Slot gen_slots[] = {{Py_tp_dealloc, (void *)gen_dealloc},
+                                  {Py_tp_doc, (void *)"a grove arena generation"},
+                                  {0, NULL}};
+PyType_Spec gen_type_spec = {"grove._grove._Generation", sizeof(GenObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, gen_slots};
+
+int new_gen(gstate *st) {
+  GenObject *g = PyObject_New(GenObject, st->gen_type);
+  if (!g) return -1;
+  g->a = NULL;
+  memset(&g->rev, 0, sizeof g->rev);
+  memset(&g->tmpl, 0, sizeof g->tmpl);
+  memset(&g->kc, 0, sizeof g->kc);
+  g->tnodes = PyDict_New();
+  g->serial = ++st->serial;
+  g->none_node = NULL;
+  g->prev = g->next = NULL;
+  g->st = NULL;
+  gv_arena_config cfg = {st->limit, 0, NULL, 0};
+  if (!g->tnodes || gv_arena_new(&cfg, &g->a) != GV_OK) {
+    Py_DECREF(g);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_MemoryError, "grove: cannot make an arena");
+    return -1;
+  }
+  const gv_node *name = NULL;
+  if (gv_str(g->a, "NoneType", 8, &name, NULL) != GV_OK ||
+      gv_custom(g->a, name, NULL, NULL, 0, NULL, &g->none_node, NULL) != GV_OK) {
+    Py_DECREF(g);
+    PyErr_SetString(PyExc_MemoryError, "grove: memory limit too small for any structure");
+    return -1;
+  }
+  st->generations_made++;
+  g->st = st;
+  g->next = st->gens;
+  if (st->gens) st->gens->prev = g;
+  st->gens = g;
+  st->live_gens++;
+  Py_XSETREF(st->cur, g);
+  return 0;
+}
+
+GenObject *cur_gen(gstate *st) {
+  if (!st->cur && new_gen(st) < 0) return NULL;
+  return st->cur;
+}
+
+/* ---------------------------------------------------------------------------
+ * Handles: objects that are no grove scalars (dict keys, custom metadata),
+ * numbered once per process; equal objects (== and hash) share a number.
+ * ------------------------------------------------------------------------- */
+
+uint64_t handle_for(gstate *st, PyObject *obj) {
+  PyObject *h = PyDict_GetItemWithError(st->handle_of, obj);
+  if (h) return (uint64_t)PyLong_AsUnsignedLongLong(h);
+  int hashable = 1;
+  if (PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
+    PyErr_Clear();
+    hashable = 0;
+    Py_ssize_t n = PyList_GET_SIZE(st->unhashable);
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *hv = PyList_GET_ITEM(st->unhashable, i);
+      Py_INCREF(hv);
+      uint64_t hh = (uint64_t)PyLong_AsUnsignedLongLong(hv);
+      PyObject *o = PyList_GET_ITEM(st->handles, (Py_ssize_t)hh - 1);
+      Py_INCREF(o);
+      int eq = PyObject_RichCompareBool(o, obj, Py_EQ);
+      Py_DECREF(o);
+      Py_DECREF(hv);
+      if (eq < 0) { /* e.g. numpy arrays: no truth value; then they are not one handle */
+        PyErr_Clear();
+        eq = 0;
+      }
+      if (eq) return hh;
+      n = PyList_GET_SIZE(st->unhashable);
+    }
+  }
+  if (PyList_Append(st->handles, obj) < 0) return 0;
+  uint64_t hh = (uint64_t)PyList_GET_SIZE(st->handles);
+  PyObject *hv = PyLong_FromUnsignedLongLong(hh);
+  if (!hv) return 0;
+  int r = hashable ? PyDict_SetItem(st->handle_of, obj, hv) : PyList_Append(st->unhashable, hv);
+  Py_DECREF(hv);
+  return r < 0 ? 0 : hh;
+}
+
+PyObject *handle_obj(gstate *st, uint64_t h) {
+  if (h == 0 || h > (uint64_t)PyList_GET_SIZE(st->handles)) {
+    PyErr_Format(PyExc_ValueError, "grove: unknown handle %llu", (unsigned long long)h);
+    return NULL;
+  }
+  return PyList_GET_ITEM(st->handles, (Py_ssize_t)h - 1);
+}
+
+/* ---------------------------------------------------------------------------
+ * Type names: every class (and defaultdict factory) that a structure names
+ * gets a process-unique name, "module·qualname" made identifier-safe by the
+ * package's mangle function, with "·2", "·3", ... for a second object of the
+ * same module and qualname. The name table keeps its objects alive.
+ * ------------------------------------------------------------------------- */
+
+static PyObject *name_of(gstate *st, PyObject *obj) {
+  PyObject *key = PyLong_FromVoidPtr(obj);
+  if (!key) return NULL;
+  PyObject *name = PyDict_GetItemWithError(st->objnames, key);
+  if (name) {
+    Py_DECREF(key);
+    Py_INCREF(name);
+    return name;
+  }
+  if (PyErr_Occurred()) goto fail;
+  if (!st->mangle) {
+    PyErr_SetString(PyExc_RuntimeError, "grove._grove is set up by importing the grove package");
+    goto fail;
+  }
+  PyObject *base = PyObject_CallOneArg(st->mangle, obj);
+  if (!base) goto fail;
+  if (!PyUnicode_Check(base)) {
+    Py_DECREF(base);
+    PyErr_SetString(PyExc_TypeError, "grove: mangle must return a str");
+    goto fail;
+  }
+  name = base;
+  Py_INCREF(name);
+  for (int i = 2;; i++) {
+    int has = PyDict_Contains(st->names, name);
+    if (has < 0) break;
+    if (!has) break;
+    Py_DECREF(name);
+    name = PyUnicode_FromFormat("%U\xc2\xb7%d", base, i);
+    if (!name) break;
+  }
+  Py_DECREF(base);
+  if (!name || PyErr_Occurred()) {
+    Py_XDECREF(name);
+    goto fail;
+  }
+  if (PyDict_SetItem(st->names, name, obj) < 0 || PyDict_SetItem(st->objnames, key, name) < 0) {
+    Py_DECREF(name);
+    goto fail;
+  }
+  Py_DECREF(key);
+  return name;
+fail:
+  Py_DECREF(key);
+  return NULL;
+}
+
+const gv_node *name_node(gstate *st, GenObject *g, PyObject *obj, int *oom) {
+  PyObject *key = PyLong_FromVoidPtr(obj);
+  if (!key) return NULL;
+  PyObject *v = PyDict_GetItemWithError(g->tnodes, key);
+  if (v) {
+    Py_DECREF(key);
+    return (const gv_node *)PyLong_AsVoidPtr(v);
+  }
+  const gv_node *n = NULL;
+  PyObject *name = PyErr_Occurred() ? NULL : name_of(st, obj);
+  if (!name) goto out;
+  Py_ssize_t len = 0;
+  const char *s = PyUnicode_AsUTF8AndSize(name, &len);
+  if (!s) goto out;
+  gv_error e;
+  gv_status rc = gv_str(g->a, s, (size_t)len, &n, &e);
+  if (rc != GV_OK) {
+    if (rc == GV_ENOMEM) *oom = 1;
+    raise_gv(rc, &e);
+    n = NULL;
+    goto out;
+  }
+  PyObject *pv = PyLong_FromVoidPtr((void *)n);
+  if (!pv || PyDict_SetItem(g->tnodes, key, pv) < 0 || pm_put(&g->rev, n, obj) < 0) {
+    Py_XDECREF(pv);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    n = NULL;
+    goto out;
+  }
+  Py_DECREF(pv);
+out:
+  Py_XDECREF(name);
+  Py_DECREF(key);
+  return n;
+}
+
+PyObject *named_obj(gstate *st, GenObject *g, const gv_node *name) {
+  PyObject *o = pm_get(&g->rev, name);
+  if (o) return o;
+  size_t len = 0;
+  const char *s = gv_get_str(name, &len);
+  if (!s) {
+    PyErr_SetString(PyExc_ValueError, "grove: a type name is not a str");
+    return NULL;
+  }
+  PyObject *ps = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "strict");
+  if (!ps) return NULL;
+  o = PyDict_GetItemWithError(st->names, ps);
+  if (!o) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_ValueError, "grove: no class or factory is known by the name %R", ps);
+    Py_DECREF(ps);
+    return NULL;
+  }
+  Py_DECREF(ps);
+  if (pm_put(&g->rev, name, o) < 0) return PyErr_NoMemory();
+  return o;
+}
+
+/* ---------------------------------------------------------------------------
+ * Registry and classification
+ * ------------------------------------------------------------------------- */
+
+PyObject *registration(gstate *st, PyObject *ns, PyTypeObject *t) {
+  PyObject *d = PyDict_GetItem(st->nsreg, ns);
+  if (d) {
+    PyObject *r = PyDict_GetItem(d, (PyObject *)t);
+    if (r) return r;
+  }
+  if (PyUnicode_GET_LENGTH(ns) != 0) {
+    d = PyDict_GetItem(st->nsreg, st->empty_ns);
+    if (d) return PyDict_GetItem(d, (PyObject *)t);
+  }
+  return NULL;
+}
+
+static int has_callable(PyObject *t, PyObject *name) {
+  PyObject *a = PyObject_GetAttr(t, name);
+  if (!a) {
+    PyErr_Clear();
+    return 0;
+  }
+  int r = PyCallable_Check(a);
+  Py_DECREF(a);
+  return r;
+}
+
+static int is_namedtuple_class(gstate *st, PyTypeObject *t) {
+  if (!PyType_FastSubclass(t, Py_TPFLAGS_TUPLE_SUBCLASS)) return 0;
+  PyObject *f = PyObject_GetAttr((PyObject *)t, st->s_fields);
+  if (!f) {
+    PyErr_Clear();
+    return 0;
+  }
+  int ok = PyTuple_CheckExact(f);
+  for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(f); i++)
+    if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(f, i))) ok = 0;
+  Py_DECREF(f);
+  return ok && has_callable((PyObject *)t, st->s_make) && has_callable((PyObject *)t, st->s_asdict);
+}
+
+static int is_structseq_class(gstate *st, PyTypeObject *t) {
+  if (!PyType_FastSubclass(t, Py_TPFLAGS_TUPLE_SUBCLASS) || !t->tp_bases ||
+      !PyTuple_CheckExact(t->tp_bases) || PyTuple_GET_SIZE(t->tp_bases) != 1 ||
+      PyTuple_GET_ITEM(t->tp_bases, 0) != (PyObject *)&PyTuple_Type)
+    return 0;
+  PyObject *names[3] = {st->s_n_fields, st->s_n_sequence_fields, st->s_n_unnamed_fields};
+  for (int i = 0; i < 3; i++) {
+    PyObject *a = PyObject_GetAttr((PyObject *)t, names[i]);
+    if (!a) {
+      PyErr_Clear();
+      return 0;
+    }
+    int ok = PyLong_CheckExact(a);
+    Py_DECREF(a);
+    if (!ok) return 0;
+  }
+  return !PyType_HasFeature(t, Py_TPFLAGS_BASETYPE);
+}
+
+int classify_slow(gstate *st, PyObject *nsdict, PyTypeObject *t, PyObject **reg) {
+  if (nsdict) {
+    PyObject *r = PyDict_GetItem(nsdict, (PyObject *)t);
+    if (r) {
+      *reg = r;
+      return K_CUSTOM;
+    }
+  }
+  PyObject *v = PyDict_GetItem(st->typecache, (PyObject *)t);
+  if (v) {
+    if (PyLong_CheckExact(v)) return (int)PyLong_AsLong(v);
+    *reg = v;
+    return K_CUSTOM;
+  }
+  int k;
+  PyObject *g = PyDict_GetItem(st->nsreg, st->empty_ns),
+           *r = g ? PyDict_GetItem(g, (PyObject *)t) : NULL;
+  if (r) {
+    *reg = r;
+    k = K_CUSTOM;
+  } else if (t == st->odict_t) {
+    k = K_ODICT;
+  } else if (t == st->ddict_t) {
+    k = K_DDICT;
+  } else if (t == st->deque_t) {
+    k = K_DEQUE;
+  } else if (t == Py_TYPE(Py_None)) {
+    k = K_NONE;
+  } else if (is_namedtuple_class(st, t)) {
+    k = K_NT;
+  } else if (is_structseq_class(st, t)) {
+    k = K_SS;
+  } else {
+    k = K_LEAF;
+  }
+  if (PyDict_GET_SIZE(st->typecache) > 4096) PyDict_Clear(st->typecache);
+  PyObject *val = r ? (Py_INCREF(r), r) : PyLong_FromLong(k);
+  if (val) {
+    if (PyDict_SetItem(st->typecache, (PyObject *)t, val) < 0) PyErr_Clear();
+    Py_DECREF(val);
+  } else {
+    PyErr_Clear();
+  }
+  return k;
+}
+
+/* ---------------------------------------------------------------------------
+ * Module functions
+ * ------------------------------------------------------------------------- */
+
+int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
+               const char *const *names, int npos, int nreq, PyObject **out) {
+  int total = 0;
+  while (names[total])
+    total++;
+  for (int i = 0; i < total; i++)
+    out[i] = NULL;
+  if (nargs > npos) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname,
+                 npos, nargs);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    out[i] = args[i];
+  if (kwnames) {
+    Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t j = 0; j < nk; j++) {
+      PyObject *kn = PyTuple_GET_ITEM(kwnames, j);
+      int found = -1;
+      for (int i = 0; i < total; i++)
+        if (PyUnicode_CompareWithASCIIString(kn, names[i]) == 0) {
+          found = i;
+          break;
+        }
+      if (found < 0) {
+        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", fname, kn);
+        return -1;
+      }
+      if (out[found]) {
+        PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                     names[found]);
+        return -1;
+      }
+      out[found] = args[nargs + j];
+    }
+  }
+  for (int i = 0; i < nreq; i++)
+    if (!out[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
+      return -1;
+    }
+  return 0;
+}
+
+int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_args *fa) {
+  fa->is_leaf = (is_leaf && is_leaf != Py_None) ? is_leaf : NULL;
+  if (fa->is_leaf && !PyCallable_Check(fa->is_leaf)) {
+    PyErr_Format(PyExc_TypeError, "is_leaf must be callable or None, got %R", is_leaf);
+    return -1;
+  }
+  fa->none_is_leaf = 0;
+  if (nil) {
+    int b = PyObject_IsTrue(nil);
+    if (b < 0) return -1;
+    fa->none_is_leaf = b;
+  }
+  fa->ns = st->empty_ns;
+  if (ns) {
+    if (!PyUnicode_Check(ns)) {
+      PyErr_Format(PyExc_TypeError, "The namespace must be a string, got %R.", ns);
+      return -1;
+    }
+    fa->ns = ns;
+  }
+  return 0;
+}
+
+static const char *const FLAT_NAMES[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
+
+static PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "tree_flatten", FLAT_NAMES, 2, 1, a) < 0 ||
+      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
+    return NULL;
+  fa.tree = a[0];
+  PyObject *leaves = NULL, *spec = NULL;
+  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
+  PyObject *r = PyTuple_New(2);
+  if (!r) {
+    Py_DECREF(leaves);
+    Py_DECREF(spec);
+    return NULL;
+  }
+  PyTuple_SET_ITEM(r, 0, leaves);
+  PyTuple_SET_ITEM(r, 1, spec);
+  return r;
+}
+
+static PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "tree_leaves", FLAT_NAMES, 2, 1, a) < 0 ||
+      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
+    return NULL;
+  fa.tree = a[0];
+  PyObject *leaves = NULL;
+  if (do_flatten(st, &fa, &leaves, NULL) < 0) return NULL;
+  return leaves;
+}
+
+static PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "tree_structure", FLAT_NAMES, 2, 1, a) < 0 ||
+      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
+    return NULL;
+  fa.tree = a[0];
+  PyObject *leaves = NULL, *spec = NULL;
+  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
+  Py_DECREF(leaves);
+  return spec;
+}
+
+static PyObject *py_tree_unflatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kw) {
+  gstate *st = state_of_module(m);
+  static const char *const names[] = {"treespec", "leaves", NULL};
+  PyObject *a[2];
+  if (parse_args(args, nargs, kw, "tree_unflatten", names, 2, 2, a) < 0) return NULL;
+  if (!PyObject_TypeCheck(a[0], st->spec_type)) {
+    PyErr_Format(PyExc_TypeError, "Expected a TreeSpec, got %R.", a[0]);
+    return NULL;
+  }
+  return do_unflatten(st, (SpecObject *)a[0], a[1]);
+}
+
+static PyObject *py_memory_stats(PyObject *m, PyObject *unused) {
+  (void)unused;
+  gstate *st = state_of_module(m);
+  GenObject *g = cur_gen(st);
+  if (!g) return NULL;
+  size_t used = 0, reserved = 0, nodes = 0, kc_entries = 0, kc_keys = 0, rev = 0, tmpl = 0;
+  uint64_t hits = 0, misses = 0;
+  for (GenObject *x = st->gens; x; x = x->next) {
+    gv_stats s;
+    gv_arena_stats(x->a, &s);
+    used += s.bytes_used;
+    reserved += s.bytes_reserved;
+    nodes += s.nodes;
+    kc_entries += x->kc.len;
+    kc_keys += x->kc.nkeys;
+    rev += x->rev.len;
+    tmpl += x->tmpl.len;
+    hits += x->kc.hits;
+    misses += x->kc.misses;
+  }
+  gv_stats cs;
+  gv_arena_stats(g->a, &cs);
+  return Py_BuildValue(
+      "{s:n,s:K,s:K,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:K,s:K}", "generations",
+      st->live_gens, "generation", (unsigned long long)g->serial, "generations_made",
+      (unsigned long long)st->generations_made, "limit", (Py_ssize_t)st->limit, "bytes_used",
+      (Py_ssize_t)used, "bytes_reserved", (Py_ssize_t)reserved, "nodes", (Py_ssize_t)nodes,
+      "current_bytes_used", (Py_ssize_t)cs.bytes_used, "current_bytes_reserved",
+      (Py_ssize_t)cs.bytes_reserved, "current_nodes", (Py_ssize_t)cs.nodes, "keyset_cache_entries",
+      (Py_ssize_t)kc_entries, "keyset_cache_keys", (Py_ssize_t)kc_keys, "reverse_map_entries",
+      (Py_ssize_t)rev, "dict_templates", (Py_ssize_t)tmpl, "handles", PyList_GET_SIZE(st->handles),
+      "type_names", PyDict_GET_SIZE(st->names), "keyset_cache_hits", (unsigned long long)hits,
+      "keyset_cache_misses", (unsigned long long)misses);
+}
+
+static PyObject *py_set_memory_limit(PyObject *m, PyObject *arg) {
+  gstate *st = state_of_module(m);
+  Py_ssize_t v = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+  if (v == -1 && PyErr_Occurred()) return NULL;
+  if (v < (1 << 16)) {
+    PyErr_SetString(PyExc_ValueError, "set_memory_limit: the limit must be at least 65536 bytes");
+    return NULL;
+  }
+  size_t old = st->limit;
+  st->limit = (size_t)v;
+  if (new_gen(st) < 0) {
+    st->limit = old;
+    return NULL;
+  }
+  return PyLong_FromSize_t(old);
+}
+
+static PyObject *py_setup(PyObject *m, PyObject *args) {
+  gstate *st = state_of_module(m);
+  PyObject *nsreg, *key_order, *mangle;
+  if (!PyArg_ParseTuple(args, "O!OO", &PyDict_Type, &nsreg, &key_order, &mangle)) return NULL;
+  Py_INCREF(nsreg);
+  Py_XSETREF(st->nsreg, nsreg);
+  Py_INCREF(key_order);
+  Py_XSETREF(st->key_order, key_order);
+  Py_INCREF(mangle);
+  Py_XSETREF(st->mangle, mangle);
+  PyDict_Clear(st->typecache);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_registry_changed(PyObject *m, PyObject *unused) {
+  (void)unused;
+  gstate *st = state_of_module(m);
+  PyDict_Clear(st->typecache);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_handle_object(PyObject *m, PyObject *arg) {
+  gstate *st = state_of_module(m);
+  unsigned long long h = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  PyObject *o = handle_obj(st, h);
+  Py_XINCREF(o);
+  return o;
+}
+
+static PyObject *py_handle_for(PyObject *m, PyObject *arg) {
+  gstate *st = state_of_module(m);
+  uint64_t h = handle_for(st, arg);
+  if (!h) return NULL;
+  return PyLong_FromUnsignedLongLong(h);
+}
+
+static PyObject *py_object_named(PyObject *m, PyObject *arg) {
+  gstate *st = state_of_module(m);
+  PyObject *o = PyDict_GetItemWithError(st->names, arg);
+  if (!o) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_KeyError, "%R", arg);
+    return NULL;
+  }
+  Py_INCREF(o);
+  return o;
+}
+
+static PyObject *py_name_for(PyObject *m, PyObject *arg) {
+  return name_of(state_of_module(m), arg);
+}
+
+static PyMethodDef module_methods[] = {
+    {"tree_flatten", (PyCFunction)(void (*)(void))py_tree_flatten, METH_FASTCALL | METH_KEYWORDS,
+     "tree_flatten(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> (leaves, spec)"},
+    {"tree_leaves", (PyCFunction)(void (*)(void))py_tree_leaves, METH_FASTCALL | METH_KEYWORDS,
+     "tree_leaves(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> leaves"},
+    {"tree_structure", (PyCFunction)(void (*)(void))py_tree_structure,
+     METH_FASTCALL | METH_KEYWORDS,
+     "tree_structure(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> spec"},
+    {"tree_unflatten", (PyCFunction)(void (*)(void))py_tree_unflatten,
+     METH_FASTCALL | METH_KEYWORDS, "tree_unflatten(treespec, leaves) -> tree"},
+    {"tree_map", (PyCFunction)(void (*)(void))py_tree_map, METH_FASTCALL | METH_KEYWORDS,
+     "tree_map(func, tree, *rests, is_leaf=None, none_is_leaf=False, namespace='')"},
+    {"canonicalize", (PyCFunction)(void (*)(void))py_canonicalize, METH_FASTCALL | METH_KEYWORDS,
+     "canonicalize(tree) -> (tree, changed)"},
+    {"_is_leaf", (PyCFunction)(void (*)(void))py_is_leaf, METH_FASTCALL | METH_KEYWORDS,
+     "_is_leaf(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> kind"},
+    {"memory_stats", py_memory_stats, METH_NOARGS, "memory_stats() -> dict"},
+    {"set_memory_limit", py_set_memory_limit, METH_O,
+     "set_memory_limit(bytes) -> the previous limit; starts a new generation"},
+    {"_setup", py_setup, METH_VARARGS, NULL},
+    {"_registry_changed", py_registry_changed, METH_NOARGS, NULL},
+    {"_handle_object", py_handle_object, METH_O, NULL},
+    {"_handle_for", py_handle_for, METH_O, NULL},
+    {"_object_named", py_object_named, METH_O, NULL},
+    {"_name_for", py_name_for, METH_O, NULL},
+    {"_spec_refs", py_spec_refs, METH_O, NULL},
+    {"_spec_from_wire", py_spec_from_wire, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject *import_type(const char *mod, const char *name) {
+  PyObject *m = PyImport_ImportModule(mod);
+  if (!m) return NULL;
+  PyObject *t = PyObject_GetAttrString(m, name);
+  Py_DECREF(m);
+  if (t && !PyType_Check(t)) {
+    Py_DECREF(t);
+    PyErr_Format(PyExc_TypeError, "%s.%s is not a type", mod, name);
+    return NULL;
+  }
+  return (PyTypeObject *)t;
+}
+
+static int module_exec(PyObject *m) {
+  gstate *st = state_of_module(m);
+  memset(st, 0, sizeof *st);
+  st->limit = DEFAULT_LIMIT;
+  st->gen_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gen_type_spec, NULL);
+  st->spec_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &spec_type_spec, NULL);
+  if (!st->gen_type || !st->spec_type) return -1;
+  if (PyModule_AddObjectRef(m, "TreeSpec", (PyObject *)st->spec_type) < 0) return -1;
+  st->nsreg = PyDict_New();
+  st->typecache = PyDict_New();
+  st->names = PyDict_New();
+  st->objnames = PyDict_New();
+  st->handles = PyList_New(0);
+  st->handle_of = PyDict_New();
+  st->unhashable = PyList_New(0);
+  st->empty_ns = PyUnicode_FromString("");
+  st->s_fields = PyUnicode_InternFromString("_fields");
+  st->s_make = PyUnicode_InternFromString("_make");
+  st->s_asdict = PyUnicode_InternFromString("_asdict");
+  st->s_default_factory = PyUnicode_InternFromString("default_factory");
+  st->s_maxlen = PyUnicode_InternFromString("maxlen");
+  st->s_n_fields = PyUnicode_InternFromString("n_fields");
+  st->s_n_sequence_fields = PyUnicode_InternFromString("n_sequence_fields");
+  st->s_n_unnamed_fields = PyUnicode_InternFromString("n_unnamed_fields");
+  st->s_empty = PyTuple_New(0);
+  if (!st->nsreg || !st->typecache || !st->names || !st->objnames || !st->handles ||
+      !st->handle_of || !st->unhashable || !st->empty_ns || !st->s_fields || !st->s_make ||
+      !st->s_asdict || !st->s_default_factory || !st->s_maxlen || !st->s_n_fields ||
+      !st->s_n_sequence_fields || !st->s_n_unnamed_fields || !st->s_empty)
+    return -1;
+  st->odict_t = import_type("collections", "OrderedDict");
+  st->ddict_t = import_type("collections", "defaultdict");
+  st->deque_t = import_type("collections", "deque");
+  if (!st->odict_t || !st->ddict_t || !st->deque_t) return -1;
+  return 0;
+}
+
+static int module_traverse(PyObject *m, visitproc visit, void *arg) {
+  gstate *st = state_of_module(m);
+  if (!st) return 0;
+  Py_VISIT(st->spec_type);
+  Py_VISIT(st->gen_type);
+  Py_VISIT(st->nsreg);
+  Py_VISIT(st->typecache);
+  Py_VISIT(st->names);
+  Py_VISIT(st->handles);
+  Py_VISIT(st->handle_of);
+  Py_VISIT(st->key_order);
+  Py_VISIT(st->mangle);
+  return 0;
+}
+
+static int module_clear(PyObject *m) {
+  gstate *st = state_of_module(m);
+  if (!st) return 0;
+  Py_CLEAR(st->cur);
+  Py_CLEAR(st->nsreg);
+  Py_CLEAR(st->typecache);
+  Py_CLEAR(st->names);
+  Py_CLEAR(st->objnames);
+  Py_CLEAR(st->handles);
+  Py_CLEAR(st->handle_of);
+  Py_CLEAR(st->unhashable);
+  Py_CLEAR(st->key_order);
+  Py_CLEAR(st->mangle);
+  Py_CLEAR(st->empty_ns);
+  Py_CLEAR(st->s_fields);
+  Py_CLEAR(st->s_make);
+  Py_CLEAR(st->s_asdict);
+  Py_CLEAR(st->s_default_factory);
+  Py_CLEAR(st->s_maxlen);
+  Py_CLEAR(st->s_n_fields);
+  Py_CLEAR(st->s_n_sequence_fields);
+  Py_CLEAR(st->s_n_unnamed_fields);
+  Py_CLEAR(st->s_empty);
+  Py_CLEAR(st->odict_t);
+  Py_CLEAR(st->ddict_t);
+  Py_CLEAR(st->deque_t);
+  Py_CLEAR(st->spec_type);
+  Py_CLEAR(st->gen_type);
+  return 0;
+}
+
+static void module_free(void *m) {
+  module_clear((PyObject *)m);
+}
+
+static PyModuleDef_Slot module_slots[] = {{Py_mod_exec, (void *)module_exec}, {0, NULL}};
+
+static struct PyModuleDef grove_module = {
+    PyModuleDef_HEAD_INIT, "grove._grove", "grove's C extension (see the grove package)",
+    sizeof(gstate),        module_methods, module_slots,
+    module_traverse,       module_clear,   module_free};
+
+PyMODINIT_FUNC PyInit__grove(void);
+PyMODINIT_FUNC PyInit__grove(void) {
+  return PyModuleDef_Init(&grove_module);
+}

@@ -1,0 +1,737 @@
+/* SPDX-License-Identifier: MIT */
+/* treespec.c -- the TreeSpec type: a strong reference to its generation and a
+ * structure node in that generation's arena, plus none_is_leaf and namespace.
+ *
+ * Equality ignores dict insertion order (as optree's does): it compares the
+ * "canonical" node, the structure with every dict and defaultdict in its
+ * traversal order (grove's ordering pass, O(1) for a node that is already
+ * canonical). In one generation that is a pointer compare; across
+ * generations it compares 128-bit fingerprints of the canonical nodes,
+ * computed once per TreeSpec and cached (a content hash of the canonical
+ * encoding: collisions at 2^-64 odds, no walk of either tree). hash() is the
+ * canonical node's stored 64-bit hash mixed with none_is_leaf; like optree's it
+ * leaves the namespace out (specs of different namespaces may compare equal). */
+#include "grove_py.h"
+
+static inline const gv_node *ctype_name(const gv_node *n) {
+  return GV__CONT(GV__CONT(n)->meta)->kids[0];
+}
+
+PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns) {
+  SpecObject *s = PyObject_New(SpecObject, st->spec_type);
+  if (!s) return NULL;
+  Py_INCREF(g);
+  s->gen = g;
+  s->node = node;
+  s->cgen = NULL;
+  s->canon = NULL;
+  Py_INCREF(ns);
+  s->ns = ns;
+  s->none_is_leaf = none_is_leaf;
+  s->has_fp = 0;
+  s->num_nodes = -1;
+  s->hash = -1;
+  if (gv_flags(node) & GV_F_CANONICAL) { /* already in traversal order: its own canon */
+    Py_INCREF(g);
+    s->cgen = g;
+    s->canon = node;
+  }
+  return (PyObject *)s;
+}
+
+static void spec_dealloc(PyObject *self) {
+  SpecObject *s = (SpecObject *)self;
+  PyTypeObject *tp = Py_TYPE(self);
+  Py_CLEAR(s->gen);
+  Py_CLEAR(s->cgen);
+  Py_CLEAR(s->ns);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+static gstate *spec_state(PyObject *self) {
+  return state_of_type(Py_TYPE(self));
+}
+
+/* The canonical node (computed once). 0, or -1 with an exception. */
+static int spec_canon(SpecObject *s) {
+  if (s->canon) return 0;
+  gstate *st = spec_state((PyObject *)s);
+  gv_error e;
+  const gv_node *out = NULL;
+  gv_status rc = gv_order(s->gen->a, s->node, &out, NULL, &e);
+  if (rc == GV_OK) {
+    Py_INCREF(s->gen);
+    s->cgen = s->gen;
+    s->canon = out;
+    return 0;
+  }
+  if (rc != GV_ENOMEM) {
+    raise_gv(rc, &e);
+    return -1;
+  }
+  /* the spec's generation is full: canonicalize a copy in a fresh one */
+  for (int attempt = 0; attempt < 2; attempt++) {
+    GenObject *g = attempt ? (new_gen(st) < 0 ? NULL : st->cur) : cur_gen(st);
+    if (!g) return -1;
+    const gv_node *c = NULL;
+    rc = gv_copy(g->a, s->node, &c, &e);
+    if (rc == GV_OK) rc = gv_order(g->a, c, &out, NULL, &e);
+    if (rc == GV_OK) {
+      Py_INCREF(g);
+      s->cgen = g;
+      s->canon = out;
+      return 0;
+    }
+    if (rc != GV_ENOMEM) break;
+  }
+  raise_gv(rc, &e);
+  return -1;
+}
+
+static int spec_fp(SpecObject *s) {
+  if (s->has_fp) return 0;
+  if (spec_canon(s) < 0) return -1;
+  gv_error e;
+  gv_status rc = gv_fingerprint(s->cgen->a, s->canon, s->fp, &e);
+  if (rc != GV_OK) {
+    raise_gv(rc, &e);
+    return -1;
+  }
+  s->has_fp = 1;
+  return 0;
+}
+
+/* 1 equal, 0 not, -1 error. */
+static int spec_equal(SpecObject *a, SpecObject *b) {
+  if (a == b) return 1;
+  if (a->none_is_leaf != b->none_is_leaf) return 0;
+  if (a->ns != b->ns && PyUnicode_GET_LENGTH(a->ns) && PyUnicode_GET_LENGTH(b->ns)) {
+    int r = PyUnicode_Compare(a->ns, b->ns);
+    if (r == -1 && PyErr_Occurred()) return -1;
+    if (r != 0) return 0;
+  }
+  if (a->gen == b->gen && a->node == b->node) return 1;
+  if (gv_num_leaves(a->node) != gv_num_leaves(b->node)) return 0;
+  if (spec_canon(a) < 0 || spec_canon(b) < 0) return -1;
+  if (a->cgen == b->cgen) return a->canon == b->canon;
+  if (gv_hash(a->canon) != gv_hash(b->canon)) return 0;
+  if (spec_fp(a) < 0 || spec_fp(b) < 0) return -1;
+  return memcmp(a->fp, b->fp, 16) == 0;
+}
+
+static PyObject *spec_richcompare(PyObject *a, PyObject *b, int op) {
+  gstate *st = spec_state(a);
+  if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, st->spec_type))
+    Py_RETURN_NOTIMPLEMENTED;
+  int r = spec_equal((SpecObject *)a, (SpecObject *)b);
+  if (r < 0) return NULL;
+  return PyBool_FromLong(op == Py_EQ ? r : !r);
+}
+
+static Py_hash_t spec_hash(PyObject *self) {
+  SpecObject *s = (SpecObject *)self;
+  if (s->hash != -1) return s->hash;
+  if (spec_canon(s) < 0) return -1;
+  uint64_t h = gv_hash(s->canon) ^ (s->none_is_leaf ? UINT64_C(0x9E3779B97F4A7C15) : 0);
+  Py_hash_t r = (Py_hash_t)h;
+  if (r == -1) r = -2;
+  s->hash = r;
+  return r;
+}
+
+/* ---- properties ---- */
+
+static PyObject *spec_num_leaves(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLongLong(gv_num_leaves(((SpecObject *)self)->node));
+}
+
+/* Every node of the tree, leaves and None included (a DAG is counted as a
+ * tree: once per path). */
+static Py_ssize_t count_nodes(const gv_node *root) {
+  const gv_node **stack = NULL;
+  size_t n = 0, cap = 0;
+  Py_ssize_t total = 0;
+  const gv_node *cur = root;
+  for (;;) {
+    total++;
+    size_t ar = gv_arity(cur);
+    if (ar) {
+      if (n + ar > cap) {
+        size_t nc = cap ? cap : 64;
+        while (nc < n + ar)
+          nc *= 2;
+        const gv_node **ns = PyMem_Realloc(stack, nc * sizeof *ns);
+        if (!ns) {
+          PyMem_Free(stack);
+          PyErr_NoMemory();
+          return -1;
+        }
+        stack = ns;
+        cap = nc;
+      }
+      for (size_t i = 0; i < ar; i++)
+        stack[n++] = gv_child(cur, i);
+    }
+    if (!n) break;
+    cur = stack[--n];
+  }
+  PyMem_Free(stack);
+  return total;
+}
+
+static PyObject *spec_num_nodes(PyObject *self, void *c) {
+  (void)c;
+  SpecObject *s = (SpecObject *)self;
+  if (s->num_nodes < 0) {
+    /* counting needs a DAG-aware memo to be O(distinct); trees of shared
+     * subtrees are walked as trees, once per TreeSpec */
+    s->num_nodes = count_nodes(s->node);
+    if (s->num_nodes < 0) return NULL;
+  }
+  return PyLong_FromSsize_t(s->num_nodes);
+}
+
+static PyObject *spec_num_children(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromSize_t(gv_arity(((SpecObject *)self)->node));
+}
+
+static PyObject *spec_none_is_leaf(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(((SpecObject *)self)->none_is_leaf);
+}
+
+static PyObject *spec_namespace(PyObject *self, void *c) {
+  (void)c;
+  PyObject *ns = ((SpecObject *)self)->ns;
+  Py_INCREF(ns);
+  return ns;
+}
+
+static PyObject *spec_type(PyObject *self, void *c) {
+  (void)c;
+  SpecObject *s = (SpecObject *)self;
+  gstate *st = spec_state(self);
+  PyObject *o;
+  switch (gv_kind(s->node)) {
+  case GV_STAR:
+    Py_RETURN_NONE;
+  case GV_LIST:
+    o = (PyObject *)&PyList_Type;
+    break;
+  case GV_TUPLE:
+    o = (PyObject *)&PyTuple_Type;
+    break;
+  case GV_DICT:
+    o = (PyObject *)&PyDict_Type;
+    break;
+  case GV_ODICT:
+    o = (PyObject *)st->odict_t;
+    break;
+  case GV_DDICT:
+    o = (PyObject *)st->ddict_t;
+    break;
+  case GV_DEQUE:
+    o = (PyObject *)st->deque_t;
+    break;
+  default:
+    if (ctype_name(s->node) == ctype_name(s->gen->none_node)) {
+      o = (PyObject *)Py_TYPE(Py_None);
+      break;
+    }
+    o = named_obj(st, s->gen, ctype_name(s->node));
+    if (!o) return NULL;
+  }
+  Py_INCREF(o);
+  return o;
+}
+
+/* ---- methods ---- */
+
+static PyObject *spec_child_at(SpecObject *s, size_t r) {
+  gstate *st = spec_state((PyObject *)s);
+  return spec_new(st, s->gen, gv__trav_child(s->node, r), s->none_is_leaf, s->ns);
+}
+
+static PyObject *spec_children(PyObject *self, PyObject *unused) {
+  (void)unused;
+  SpecObject *s = (SpecObject *)self;
+  size_t n = gv_arity(s->node);
+  PyObject *l = PyList_New((Py_ssize_t)n);
+  for (size_t r = 0; l && r < n; r++) {
+    PyObject *c = spec_child_at(s, r);
+    if (!c) {
+      Py_CLEAR(l);
+      break;
+    }
+    PyList_SET_ITEM(l, (Py_ssize_t)r, c);
+  }
+  return l;
+}
+
+static PyObject *spec_child(PyObject *self, PyObject *arg) {
+  SpecObject *s = (SpecObject *)self;
+  Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_IndexError);
+  if (i == -1 && PyErr_Occurred()) return NULL;
+  Py_ssize_t n = (Py_ssize_t)gv_arity(s->node);
+  if (i < 0) i += n;
+  if (i < 0 || i >= n) {
+    PyErr_Format(PyExc_IndexError, "index out of range: %zd (the node has %zd children)", i, n);
+    return NULL;
+  }
+  return spec_child_at(s, (size_t)i);
+}
+
+static PyObject *spec_is_leaf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kw) {
+  static const char *const names[] = {"strict", NULL};
+  PyObject *a[1];
+  if (parse_args(args, nargs, kw, "is_leaf", names, 1, 0, a) < 0) return NULL;
+  int strict = 1;
+  if (a[0] && (strict = PyObject_IsTrue(a[0])) < 0) return NULL;
+  SpecObject *s = (SpecObject *)self;
+  if (gv_kind(s->node) == GV_STAR) Py_RETURN_TRUE;
+  if (!strict && gv_arity(s->node) == 0) Py_RETURN_TRUE; /* one node: None, (), [], {} ... */
+  Py_RETURN_FALSE;
+}
+
+static PyObject *spec_unflatten(PyObject *self, PyObject *leaves) {
+  return do_unflatten(spec_state(self), (SpecObject *)self, leaves);
+}
+
+static PyObject *spec_flatten_up_to(PyObject *self, PyObject *tree) {
+  return do_flatten_up_to(spec_state(self), (SpecObject *)self, tree);
+}
+
+static PyObject *spec_fingerprint(PyObject *self, PyObject *unused) {
+  (void)unused;
+  SpecObject *s = (SpecObject *)self;
+  if (spec_fp(s) < 0) return NULL;
+  return PyBytes_FromStringAndSize((const char *)s->fp, 16);
+}
+
+/* paths() -> the path of every leaf, in leaf order: tuples of entries (the
+ * position, the dict key, or a custom node's entry). An explicit stack. */
+typedef struct pframe {
+  const gv_node *n;
+  const gv_node *const *kids;
+  const uint32_t *perm;
+  PyObject *keys; /* borrowed: dict keys (insertion order) or custom entries, or NULL */
+  int dict;
+  size_t i, arity;
+} pframe;
+
+static PyObject *spec_paths(PyObject *self, PyObject *unused) {
+  (void)unused;
+  SpecObject *s = (SpecObject *)self;
+  gstate *st = spec_state(self);
+  PyObject *out = PyList_New(0);
+  if (!out) return NULL;
+  if (gv_kind(s->node) == GV_STAR) {
+    PyObject *e = PyTuple_New(0);
+    if (!e || PyList_Append(out, e) < 0) Py_CLEAR(out);
+    Py_XDECREF(e);
+    return out;
+  }
+  pframe *fr = NULL;
+  PyObject **path = NULL;
+  size_t nfr = 0, cap = 0;
+  const gv_node *push = s->node;
+  for (;;) {
+    if (push) {
+      if (nfr == cap) {
+        size_t nc = cap ? cap * 2 : 32;
+        pframe *nf = PyMem_Realloc(fr, nc * sizeof *nf);
+        PyObject **np = nf ? PyMem_Realloc(path, nc * sizeof *np) : NULL;
+        if (nf) fr = nf;
+        if (!np) {
+          PyErr_NoMemory();
+          goto fail;
+        }
+        path = np;
+        cap = nc;
+      }
+      pframe *f = &fr[nfr];
+      const gv__cont *c = GV__CONT(push);
+      unsigned k = push->kind;
+      f->n = push;
+      f->kids = c->kids;
+      f->perm = (k == GV_DICT || k == GV_DDICT) ? GV__CONT(c->meta)->perm : NULL;
+      f->dict = k == GV_DICT || k == GV_DDICT || k == GV_ODICT;
+      f->keys = NULL;
+      f->i = 0;
+      f->arity = push->arity;
+      if (f->dict) {
+        f->keys = keys_of(st, s->gen, c->meta);
+        if (!f->keys) goto fail;
+      } else if (k == GV_CUSTOM && GV__CONT(c->meta)->kids[2]) {
+        PyObject *md = handle_obj(st, gv_get_handle(GV__CONT(c->meta)->kids[2]));
+        if (!md) goto fail;
+        if (PyTuple_GET_ITEM(md, 1) != Py_None) f->keys = PyTuple_GET_ITEM(md, 1);
+      }
+      path[nfr] = NULL;
+      nfr++;
+      push = NULL;
+    }
+    if (!nfr) break;
+    pframe *f = &fr[nfr - 1];
+    if (f->i == f->arity) {
+      Py_CLEAR(path[nfr - 1]);
+      nfr--;
+      continue;
+    }
+    size_t r = f->i++, ix = f->perm ? f->perm[r] : r;
+    PyObject *e;
+    if (f->keys) {
+      e = PyTuple_GET_ITEM(f->keys, (Py_ssize_t)(f->dict ? ix : r));
+      Py_INCREF(e);
+    } else {
+      e = PyLong_FromSize_t(r);
+      if (!e) goto fail;
+    }
+    Py_XSETREF(path[nfr - 1], e);
+    const gv_node *ch = f->kids[ix];
+    if (gv__is_imm(ch)) { /* a leaf: its path */
+      PyObject *t = tuple_from(path, (Py_ssize_t)nfr);
+      if (!t || PyList_Append(out, t) < 0) {
+        Py_XDECREF(t);
+        goto fail;
+      }
+      /* a tuple of atomic entries cannot be in a cycle: keep it out of the
+       * collector's way (as CPython itself does for such tuples) */
+      int atomic = 1;
+      for (size_t d = 0; d < nfr && atomic; d++) {
+        PyTypeObject *et = Py_TYPE(path[d]);
+        atomic = et == &PyLong_Type || et == &PyUnicode_Type || et == &PyFloat_Type ||
+                 et == &PyBytes_Type || et == &PyBool_Type || path[d] == Py_None;
+      }
+      if (atomic) PyObject_GC_UnTrack(t);
+      Py_DECREF(t);
+    } else if (ch->arity) {
+      push = ch;
+    }
+  }
+  PyMem_Free(fr);
+  PyMem_Free(path);
+  return out;
+fail:
+  while (nfr) {
+    nfr--;
+    Py_XDECREF(path[nfr]);
+  }
+  PyMem_Free(fr);
+  PyMem_Free(path);
+  Py_DECREF(out);
+  return NULL;
+}
+
+/* _info() -> (kind, arity, cls, extra) for the Python-level helpers:
+ * extra = keys in traversal order (dict kinds), maxlen (deque), (metadata,
+ * entries) (custom), else None. */
+static PyObject *spec_info(PyObject *self, PyObject *unused) {
+  (void)unused;
+  SpecObject *s = (SpecObject *)self;
+  gstate *st = spec_state(self);
+  PyObject *cls = Py_None, *reg = NULL, *extra = NULL;
+  int kind;
+  const gv_node *n = s->node;
+  switch (gv_kind(n)) {
+  case GV_STAR:
+    kind = K_LEAF;
+    break;
+  case GV_LIST:
+    kind = K_LIST;
+    break;
+  case GV_TUPLE:
+    kind = K_TUPLE;
+    break;
+  case GV_DICT:
+    kind = K_DICT;
+    break;
+  case GV_ODICT:
+    kind = K_ODICT;
+    break;
+  case GV_DDICT:
+    kind = K_DDICT;
+    break;
+  case GV_DEQUE:
+    kind = K_DEQUE;
+    break;
+  default:
+    kind = custom_info(st, s->gen, n, s->ns, &cls, &reg);
+    if (kind < 0) {
+      /* unknown registration: still describe it */
+      if (!PyErr_ExceptionMatches(PyExc_ValueError)) return NULL;
+      PyErr_Clear();
+      kind = K_CUSTOM;
+    }
+    break;
+  }
+  if (kind == K_DICT || kind == K_ODICT || kind == K_DDICT) {
+    PyObject *keys = keys_of(st, s->gen, gv_meta(n));
+    if (!keys) return NULL;
+    size_t ar = gv_arity(n);
+    extra = PyTuple_New((Py_ssize_t)ar);
+    for (size_t r = 0; extra && r < ar; r++) {
+      PyObject *k = PyTuple_GET_ITEM(keys, kind == K_ODICT ? (Py_ssize_t)r
+                                                           : (Py_ssize_t)gv_order_index(n, r));
+      Py_INCREF(k);
+      PyTuple_SET_ITEM(extra, (Py_ssize_t)r, k);
+    }
+    if (!extra) return NULL;
+    if (kind == K_DDICT) {
+      PyObject *fac = named_obj(st, s->gen, GV__CONT(n)->aux);
+      if (!fac) {
+        Py_DECREF(extra);
+        return NULL;
+      }
+      cls = fac; /* for the ddict, cls carries the factory */
+    }
+  } else if (kind == K_DEQUE) {
+    int64_t ml = gv_deque_maxlen(n);
+    extra = ml < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLongLong(ml);
+  } else if (kind == K_CUSTOM) {
+    const gv_node *m = GV__CONT(GV__CONT(n)->meta)->kids[2];
+    extra = m ? handle_obj(st, gv_get_handle(m)) : Py_None;
+    if (!extra) return NULL;
+    Py_INCREF(extra);
+    if (cls == Py_None) {
+      cls = named_obj(st, s->gen, ctype_name(n));
+      if (!cls) {
+        Py_DECREF(extra);
+        return NULL;
+      }
+    }
+  } else {
+    extra = Py_None;
+    Py_INCREF(extra);
+  }
+  if (!extra) return NULL;
+  return Py_BuildValue("(inON)", kind, (Py_ssize_t)gv_arity(n), cls, extra);
+}
+
+/* _same_gen(other) -> whether both structures live in one arena */
+static PyObject *spec_hash64(PyObject *self, PyObject *unused) {
+  (void)unused;
+  SpecObject *s = (SpecObject *)self;
+  if (spec_canon(s) < 0) return NULL;
+  return PyLong_FromUnsignedLongLong(gv_hash(s->canon));
+}
+
+static PyObject *spec_len(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return spec_num_leaves(self, NULL);
+}
+
+static Py_ssize_t spec_sq_len(PyObject *self) {
+  return (Py_ssize_t)gv_num_leaves(((SpecObject *)self)->node);
+}
+
+static PyGetSetDef spec_getset[] = {
+    {"num_leaves", spec_num_leaves, NULL, "number of leaves", NULL},
+    {"num_nodes", spec_num_nodes, NULL, "number of nodes (leaves and None included)", NULL},
+    {"num_children", spec_num_children, NULL, "number of children of the root", NULL},
+    {"none_is_leaf", spec_none_is_leaf, NULL, "whether None is a leaf", NULL},
+    {"namespace", spec_namespace, NULL, "the registry namespace", NULL},
+    {"type", spec_type, NULL, "the root's type (None for a leaf)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef spec_methods[] = {
+    {"children", spec_children, METH_NOARGS, "the child structures, in traversal order"},
+    {"child", spec_child, METH_O, "child(i): the i-th child structure"},
+    {"is_leaf", (PyCFunction)(void (*)(void))spec_is_leaf, METH_FASTCALL | METH_KEYWORDS,
+     "is_leaf(strict=True)"},
+    {"unflatten", spec_unflatten, METH_O, "unflatten(leaves) -> tree"},
+    {"flatten_up_to", spec_flatten_up_to, METH_O, "flatten_up_to(tree) -> list of subtrees"},
+    {"paths", spec_paths, METH_NOARGS, "the path of every leaf, in leaf order"},
+    {"fingerprint", spec_fingerprint, METH_NOARGS,
+     "16 bytes: a stable content hash of the structure (dict insertion order ignored)"},
+    {"_info", spec_info, METH_NOARGS, NULL},
+    {"_hash64", spec_hash64, METH_NOARGS, NULL},
+    {"__len__", spec_len, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+PyObject *spec_repr_hook(PyObject *self);
+
+static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
+                                   {Py_tp_richcompare, (void *)spec_richcompare},
+                                   {Py_tp_hash, (void *)spec_hash},
+                                   {Py_tp_getset, (void *)spec_getset},
+                                   {Py_tp_methods, (void *)spec_methods},
+                                   {Py_sq_length, (void *)spec_sq_len},
+                                   {Py_tp_doc, (void *)"The structure of a pytree (interned)."},
+                                   {0, NULL}};
+
+PyType_Spec spec_type_spec = {"grove.TreeSpec", sizeof(SpecObject), 0,
+                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, spec_slots};
+
+/* ---- wire: the references a structure makes (for to_bytes) and decoding ---- */
+
+/* _spec_refs(spec) -> (wire bytes, set of handles, set of names) */
+typedef struct bufw {
+  char *p;
+  size_t len, cap;
+} bufw;
+static gv_status buf_write(void *ctx, const char *data, size_t len) {
+  bufw *b = ctx;
+  if (b->len + len > b->cap) {
+    size_t nc = b->cap ? b->cap * 2 : 256;
+    while (nc < b->len + len)
+      nc *= 2;
+    char *np = PyMem_Realloc(b->p, nc);
+    if (!np) return GV_ENOMEM;
+    b->p = np;
+    b->cap = nc;
+  }
+  memcpy(b->p + b->len, data, len);
+  b->len += len;
+  return GV_OK;
+}
+
+PyObject *py_spec_refs(PyObject *m, PyObject *arg) {
+  gstate *st = state_of_module(m);
+  if (!PyObject_TypeCheck(arg, st->spec_type)) {
+    PyErr_SetString(PyExc_TypeError, "expected a TreeSpec");
+    return NULL;
+  }
+  SpecObject *s = (SpecObject *)arg;
+  bufw b = {NULL, 0, 0};
+  gv_error e;
+  gv_status rc = gv_encode(s->gen->a, s->node, buf_write, &b, &e);
+  if (rc != GV_OK) {
+    PyMem_Free(b.p);
+    return raise_gv(rc, &e);
+  }
+  PyObject *bytes = PyBytes_FromStringAndSize(b.p, (Py_ssize_t)b.len);
+  PyMem_Free(b.p);
+  if (!bytes) return NULL;
+  /* every handle and every str node among the interned nodes reachable:
+   * walk the structure (keysets and ctypes included) with a stack */
+  PyObject *handles = PySet_New(NULL), *names = PySet_New(NULL);
+  const gv_node **stack = NULL;
+  size_t n = 0, cap = 0;
+  ptrmap seen = {NULL, 0, 0};
+  if (!handles || !names) goto fail;
+  if (!(stack = PyMem_Malloc(64 * sizeof *stack))) goto fail;
+  cap = 64;
+  stack[n++] = s->node;
+  while (n) {
+    const gv_node *x = stack[--n];
+    if (!x) continue;
+    unsigned k = gv_kind(x);
+    if (k == GV_HANDLE) {
+      PyObject *h = PyLong_FromUnsignedLongLong(gv_get_handle(x));
+      if (!h || PySet_Add(handles, h) < 0) {
+        Py_XDECREF(h);
+        goto fail;
+      }
+      Py_DECREF(h);
+      continue;
+    }
+    if (gv__is_imm(x) || gv__is_leaf_kind(k)) continue;
+    if (pm_get(&seen, x)) continue;
+    if (pm_put(&seen, x, Py_None) < 0) goto fail;
+    const gv__cont *c = GV__CONT(x);
+    if (k == GV_CTYPE) {
+      size_t len = 0;
+      const char *nm = gv_get_str(c->kids[0], &len);
+      PyObject *ps = PyUnicode_DecodeUTF8(nm, (Py_ssize_t)len, "strict");
+      if (!ps || PySet_Add(names, ps) < 0) {
+        Py_XDECREF(ps);
+        goto fail;
+      }
+      Py_DECREF(ps);
+    }
+    if (k == GV_DDICT) {
+      size_t len = 0;
+      const char *nm = gv_get_str(c->aux, &len);
+      PyObject *ps = PyUnicode_DecodeUTF8(nm, (Py_ssize_t)len, "strict");
+      if (!ps || PySet_Add(names, ps) < 0) {
+        Py_XDECREF(ps);
+        goto fail;
+      }
+      Py_DECREF(ps);
+    }
+    size_t need = n + x->arity + 2;
+    if (need > cap) {
+      while (cap < need)
+        cap *= 2;
+      const gv_node **ns = PyMem_Realloc(stack, cap * sizeof *ns);
+      if (!ns) goto fail;
+      stack = ns;
+    }
+    if (k == GV_DICT || k == GV_ODICT || k == GV_DDICT || k == GV_CUSTOM) stack[n++] = c->meta;
+    for (size_t i = 0; i < x->arity; i++)
+      stack[n++] = c->kids[i];
+  }
+  PyMem_Free(stack);
+  pm_clear(&seen);
+  return Py_BuildValue("(NNN)", bytes, handles, names);
+fail:
+  PyMem_Free(stack);
+  pm_clear(&seen);
+  Py_XDECREF(handles);
+  Py_XDECREF(names);
+  Py_DECREF(bytes);
+  if (!PyErr_Occurred()) PyErr_NoMemory();
+  return NULL;
+}
+
+typedef struct hmap {
+  PyObject *d; /* dict old -> new */
+  int bad;
+} hmap;
+static uint64_t map_handle(void *ctx, uint64_t h) {
+  hmap *m = ctx;
+  PyObject *k = PyLong_FromUnsignedLongLong(h);
+  PyObject *v = k ? PyDict_GetItemWithError(m->d, k) : NULL;
+  Py_XDECREF(k);
+  if (!v) {
+    m->bad = 1;
+    return h;
+  }
+  return (uint64_t)PyLong_AsUnsignedLongLong(v);
+}
+
+/* _spec_from_wire(bytes, handle_map, none_is_leaf, namespace) -> TreeSpec */
+PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
+  gstate *st = state_of_module(m);
+  Py_buffer buf;
+  PyObject *hm, *ns;
+  int nil;
+  if (!PyArg_ParseTuple(args, "y*O!pU", &buf, &PyDict_Type, &hm, &nil, &ns)) return NULL;
+  gv_arena *tmp = NULL;
+  gv_error e;
+  gv_status rc = gv_arena_new(NULL, &tmp);
+  const gv_node *dec = NULL, *out = NULL;
+  if (rc == GV_OK) rc = gv_decode(tmp, buf.buf, (size_t)buf.len, &dec, &e);
+  PyBuffer_Release(&buf);
+  if (rc != GV_OK) {
+    gv_arena_free(tmp);
+    return raise_gv(rc, &e);
+  }
+  PyObject *res = NULL;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    GenObject *g = attempt ? (new_gen(st) < 0 ? NULL : st->cur) : cur_gen(st);
+    if (!g) break;
+    hmap mp = {hm, 0};
+    rc = gv__copy_map(g->a, dec, map_handle, &mp, &out, &e);
+    if (rc == GV_OK) {
+      if (mp.bad) {
+        PyErr_SetString(PyExc_ValueError, "grove: the encoding names a handle it does not carry");
+        break;
+      }
+      res = spec_new(st, g, out, nil, ns);
+      break;
+    }
+    if (rc != GV_ENOMEM) {
+      raise_gv(rc, &e);
+      break;
+    }
+    if (attempt) raise_gv(rc, &e);
+  }
+  gv_arena_free(tmp);
+  return res;
+}

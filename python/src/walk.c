@@ -1,0 +1,877 @@
+/* SPDX-License-Identifier: MIT */
+/* walk.c -- Python objects -> leaves (+ structure): tree_flatten,
+ * tree_leaves, tree_structure; dict keys -> keysets through the keyset cache.
+ *
+ * One explicit stack of frames, no C recursion. A frame holds a strong
+ * reference to its container (a callback may drop the last other one), dict
+ * values are held on a value stack while their dict is walked, and a custom
+ * node's children are held as a tuple. Frames deeper than CYCLE_DEPTH put
+ * their container in a pointer set: an object met again on the current path
+ * is a cycle (RecursionError naming both places), found within CYCLE_DEPTH +
+ * the cycle's length steps; shallow trees pay nothing for it. */
+#include "grove_py.h"
+
+#include <math.h>
+#include <stdarg.h>
+
+#define CYCLE_DEPTH 1024
+#define MAX_WALK_DEPTH ((Py_ssize_t)1 << 24)
+#define INL_FR 24
+#define INL_N 96
+
+typedef struct frame {
+  PyObject *obj;     /* owned */
+  PyObject *seq;     /* owned: children tuple (deque, custom) or NULL */
+  PyObject *entries; /* owned: custom path entries or NULL */
+  Py_ssize_t n, i;
+  int kind, in_path, pinned; /* pinned: the dict values on w->vals are owned */
+  const gv_node *ks;
+  const uint32_t *perm;
+  Py_ssize_t vbase, nbase;
+  const gv_node *tname, *meta;
+  int64_t maxlen;
+} frame;
+
+typedef struct walk {
+  gstate *st;
+  GenObject *g;
+  gv_arena *a;
+  const flat_args *fa;
+  PyObject *nsdict;
+  int spec, oom;
+  int pinned;       /* dict values are held (owned) from now on: user code may run */
+  int found_custom; /* a registered class was met: the spec keeps the namespace (as optree) */
+  frame *fr;
+  Py_ssize_t nfr, cfr;
+  PyObject **lv;
+  Py_ssize_t nlv, clv;
+  const gv_node **nodes;
+  Py_ssize_t nnodes, cnodes;
+  PyObject **vals;
+  Py_ssize_t nvals, cvals;
+  const gv_node **tmp;
+  Py_ssize_t ctmp;
+  pset path;
+  frame fr_inl[INL_FR];
+  PyObject *lv_inl[INL_N];
+  const gv_node *nodes_inl[INL_N];
+} walk;
+
+static const gv_node *STAR(void) {
+  return gv__imm(GV_STAR, 0);
+}
+
+/* Grow *p (capacity *cap elements of size elem, initially the inline buffer
+ * inl or heap) to hold need elements. */
+static int grow(void **p, Py_ssize_t *cap, Py_ssize_t need, size_t elem, void *inl) {
+  if (need <= *cap) return 0;
+  Py_ssize_t nc = *cap ? *cap : 16;
+  while (nc < need)
+    nc *= 2;
+  void *np;
+  if (*p == inl || !*p) {
+    np = PyMem_Malloc((size_t)nc * elem);
+    if (np && *p) memcpy(np, *p, (size_t)*cap * elem);
+  } else {
+    np = PyMem_Realloc(*p, (size_t)nc * elem);
+  }
+  if (!np) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  *p = np;
+  *cap = nc;
+  return 0;
+}
+
+#define GROW(w, arr, cnt, cap, extra, inl)                                                         \
+  (((w)->cnt + (extra) <= (w)->cap)                                                                \
+       ? 0                                                                                         \
+       : grow((void **)&(w)->arr, &(w)->cap, (w)->cnt + (extra), sizeof *(w)->arr, (inl)))
+
+/* ---------------------------------------------------------------------------
+ * Errors with paths
+ * ------------------------------------------------------------------------- */
+
+PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+  va_end(ap);
+  if (!msg) return NULL;
+  if (path && PyTuple_GET_SIZE(path) > 0)
+    PyErr_Format(exc, "at %R: %U", path, msg);
+  else
+    PyErr_SetObject(exc, msg);
+  Py_DECREF(msg);
+  return NULL;
+}
+
+/* The path entry of traversal child r of a frame (new ref). */
+static PyObject *frame_entry(walk *w, const frame *f, Py_ssize_t r) {
+  switch (f->kind) {
+  case K_DICT:
+  case K_DDICT:
+  case K_ODICT: {
+    PyObject *keys = pm_get(&w->g->rev, f->ks);
+    if (!keys) return PyLong_FromSsize_t(r);
+    Py_ssize_t ix = f->perm ? (Py_ssize_t)f->perm[r] : r;
+    PyObject *k = PyTuple_GET_ITEM(keys, ix);
+    Py_INCREF(k);
+    return k;
+  }
+  case K_CUSTOM:
+    if (f->entries) {
+      PyObject *e = PyTuple_GET_ITEM(f->entries, r);
+      Py_INCREF(e);
+      return e;
+    }
+    return PyLong_FromSsize_t(r);
+  default:
+    return PyLong_FromSsize_t(r);
+  }
+}
+
+/* The path of the node being visited (frames 0..depth), as a tuple. */
+static PyObject *walk_path(walk *w, Py_ssize_t depth) {
+  PyObject *t = PyTuple_New(depth);
+  if (!t) return NULL;
+  for (Py_ssize_t d = 0; d < depth; d++) {
+    const frame *f = &w->fr[d];
+    PyObject *e = frame_entry(w, f, f->i - 1);
+    if (!e) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, d, e);
+  }
+  return t;
+}
+
+/* Raise exc with the current path (the child being visited). */
+static int walk_err(walk *w, PyObject *exc, const char *fmt, ...) {
+  PyObject *exc_t = NULL, *exc_v = NULL, *exc_tb = NULL;
+  PyErr_Fetch(&exc_t, &exc_v, &exc_tb); /* an error while building the path must not win */
+  va_list ap;
+  va_start(ap, fmt);
+  PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+  va_end(ap);
+  PyObject *path = msg ? walk_path(w, w->nfr) : NULL;
+  Py_XDECREF(exc_t);
+  Py_XDECREF(exc_v);
+  Py_XDECREF(exc_tb);
+  if (!msg || !path) {
+    Py_XDECREF(msg);
+    Py_XDECREF(path);
+    return -1;
+  }
+  if (PyTuple_GET_SIZE(path) > 0)
+    PyErr_Format(exc, "at %R: %U", path, msg);
+  else
+    PyErr_SetObject(exc, msg);
+  Py_DECREF(msg);
+  Py_DECREF(path);
+  return -1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Keys and keysets
+ * ------------------------------------------------------------------------- */
+
+static int key_handle(walk *w, PyObject *k, const gv_node **out) {
+  uint64_t h = handle_for(w->st, k);
+  if (!h) return -1;
+  gv_error e;
+  gv_status s = gv_handle(w->a, h, out, &e);
+  if (s != GV_OK) {
+    if (s == GV_ENOMEM) w->oom = 1;
+    raise_gv(s, &e);
+    return -1;
+  }
+  return 0;
+}
+
+/* A scalar key as a grove node; 1 if it is not one (then nothing is made). */
+static int key_scalar(walk *w, PyObject *k, const gv_node **out, gv_status *s, gv_error *e) {
+  PyTypeObject *tp = Py_TYPE(k);
+  if (tp == &PyUnicode_Type) {
+    Py_ssize_t len = 0;
+    const char *p = PyUnicode_AsUTF8AndSize(k, &len);
+    if (!p) { /* surrogates: no UTF-8 */
+      PyErr_Clear();
+      return 1;
+    }
+    *s = gv_str(w->a, p, (size_t)len, out, e);
+  } else if (tp == &PyLong_Type) {
+    int of = 0;
+    long long v = PyLong_AsLongLongAndOverflow(k, &of);
+    if (of) return 1;
+    *s = gv_int(w->a, v, out, e);
+  } else if (tp == &PyBool_Type) {
+    *s = gv_bool(w->a, k == Py_True, out, e);
+  } else if (tp == &PyFloat_Type) {
+    double d = PyFloat_AS_DOUBLE(k);
+    if (isnan(d)) return 1; /* NaN keys are distinct objects in Python */
+    *s = gv_float(w->a, d, out, e);
+  } else if (k == Py_None) {
+    *s = gv_none(w->a, out, e);
+  } else if (tp == &PyBytes_Type) {
+    *s = gv_bytes(w->a, PyBytes_AS_STRING(k), (size_t)PyBytes_GET_SIZE(k), out, e);
+  } else {
+    return 1;
+  }
+  return 0;
+}
+
+/* A key object as a node; *host = 1 if the dict's order must come from
+ * Python (a tuple or a handle among its keys). */
+static int key_node(walk *w, PyObject *k, const gv_node **out, int *host) {
+  gv_error e;
+  gv_status s = GV_OK;
+  int r = key_scalar(w, k, out, &s, &e);
+  if (r == 1 && Py_TYPE(k) == &PyTuple_Type && PyTuple_GET_SIZE(k) <= 64) {
+    *host = 1;
+    Py_ssize_t n = PyTuple_GET_SIZE(k);
+    const gv_node *items[64];
+    for (Py_ssize_t i = 0; i < n && r == 1; i++) {
+      if (key_scalar(w, PyTuple_GET_ITEM(k, i), &items[i], &s, &e) != 0) goto handle;
+      if (s != GV_OK) goto fail;
+    }
+    s = gv_tuple(w->a, items, (size_t)n, out, &e);
+    r = 0;
+  }
+  if (r == 0) {
+    if (s != GV_OK) goto fail;
+    return 0;
+  }
+handle:
+  *host = 1;
+  return key_handle(w, k, out);
+fail:
+  if (s == GV_ENOMEM) w->oom = 1;
+  raise_gv(s, &e);
+  return -1;
+}
+
+static void pin_all(walk *w);
+
+/* The cached keyset of a dict whose keys (insertion order) are keys[0..n), or
+ * NULL (no error) on a miss. */
+static const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ssize_t n, int odict,
+                                    uint64_t *h) {
+  GenObject *g = w->g;
+  *h = kc_hash(keys, n, odict);
+  const gv_node *ks = kc_get(&g->kc, *h, keys, n);
+  if (ks) g->kc.hits++;
+  return ks;
+}
+
+/* The keyset of keys[0..n) made (a cache miss). Key conversion may run user
+ * code (__hash__, __eq__, __lt__): the caller has pinned, and keys[] are
+ * held here while it runs. */
+static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odict,
+                                 uint64_t h) {
+  GenObject *g = w->g;
+  const gv_node *ks;
+  g->kc.misses++;
+  PyObject *klist = PyList_New(n);
+  if (!klist) return NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    Py_INCREF(keys[i]);
+    PyList_SET_ITEM(klist, i, keys[i]);
+  }
+  const gv_node **kn = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *kn);
+  uint32_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order);
+  PyObject *ord = NULL, *ktuple = NULL;
+  ks = NULL;
+  if (!kn || !order) {
+    PyErr_NoMemory();
+    goto out;
+  }
+  int host = 0;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (key_node(w, PyList_GET_ITEM(klist, i), &kn[i], &host) < 0) goto out;
+  gv_error e;
+  gv_status s;
+  if (!host) {
+    s = gv_keyset(w->a, kn, (size_t)n, &ks, &e);
+  } else {
+    if (odict) {
+      for (Py_ssize_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    } else {
+      if (!w->st->key_order) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "grove._grove is set up by importing the grove package");
+        goto out;
+      }
+      ord = PyObject_CallOneArg(w->st->key_order, klist);
+      if (!ord) goto out;
+      if (!PyList_CheckExact(ord) || PyList_GET_SIZE(ord) != n) {
+        PyErr_SetString(PyExc_SystemError, "grove: key order helper returned a bad list");
+        goto out;
+      }
+      for (Py_ssize_t i = 0; i < n; i++)
+        order[i] = (uint32_t)PyLong_AsUnsignedLong(PyList_GET_ITEM(ord, i));
+      if (PyErr_Occurred()) goto out;
+    }
+    s = gv_keyset_ordered(w->a, kn, (size_t)n, order, &ks, &e);
+  }
+  if (s != GV_OK) {
+    if (s == GV_ENOMEM) w->oom = 1;
+    raise_gv(s, &e);
+    ks = NULL;
+    goto out;
+  }
+  if (!pm_get(&g->rev, ks)) {
+    ktuple = PyList_AsTuple(klist);
+    if (!ktuple || pm_put(&g->rev, ks, ktuple) < 0) {
+      if (!PyErr_Occurred()) PyErr_NoMemory();
+      ks = NULL;
+      goto out;
+    }
+  }
+  if (kc_put(&g->kc, h, keys, n, ks) < 0) {
+    PyErr_NoMemory();
+    ks = NULL;
+  }
+out:
+  Py_XDECREF(ktuple);
+  Py_XDECREF(ord);
+  Py_DECREF(klist);
+  PyMem_Free(kn);
+  PyMem_Free(order);
+  return ks;
+}
+
+/* ---------------------------------------------------------------------------
+ * The walk
+ * ------------------------------------------------------------------------- */
+
+/* Before any user code runs: own the dict values that frames hold borrowed
+ * (user code could drop a dict's last reference to one). */
+static void pin_all(walk *w) {
+  if (w->pinned) return;
+  for (Py_ssize_t d = 0; d < w->nfr; d++) {
+    frame *f = &w->fr[d];
+    if ((f->kind == K_DICT || f->kind == K_ODICT || f->kind == K_DDICT) && !f->pinned) {
+      for (Py_ssize_t j = 0; j < f->n; j++)
+        Py_INCREF(w->vals[f->vbase + j]);
+      f->pinned = 1;
+    }
+  }
+  w->pinned = 1;
+}
+
+static int push_leaf(walk *w, PyObject *o) {
+  if (GROW(w, lv, nlv, clv, 1, w->lv_inl) < 0) return -1;
+  Py_INCREF(o);
+  w->lv[w->nlv++] = o;
+  if (w->spec) {
+    if (GROW(w, nodes, nnodes, cnodes, 1, w->nodes_inl) < 0) return -1;
+    w->nodes[w->nnodes++] = STAR();
+  }
+  return 0;
+}
+
+static int push_node(walk *w, const gv_node *n) {
+  if (GROW(w, nodes, nnodes, cnodes, 1, w->nodes_inl) < 0) return -1;
+  w->nodes[w->nnodes++] = n;
+  return 0;
+}
+
+static void frame_release(walk *w, frame *f) {
+  if (f->kind == K_DICT || f->kind == K_ODICT || f->kind == K_DDICT) {
+    if (f->pinned)
+      for (Py_ssize_t j = 0; j < f->n; j++)
+        Py_DECREF(w->vals[f->vbase + j]);
+    w->nvals = f->vbase;
+  }
+  if (f->in_path) ps_del(&w->path, f->obj);
+  Py_XDECREF(f->seq);
+  Py_XDECREF(f->entries);
+  Py_DECREF(f->obj);
+}
+
+static int oom_or_raise(walk *w, gv_status s, const gv_error *e) {
+  if (s == GV_ENOMEM) w->oom = 1;
+  raise_gv(s, e);
+  return -1;
+}
+
+static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
+  if (w->nfr >= MAX_WALK_DEPTH)
+    return walk_err(w, PyExc_RecursionError, "the tree is nested deeper than %zd levels",
+                    MAX_WALK_DEPTH);
+  if (GROW(w, fr, nfr, cfr, 1, w->fr_inl) < 0) return -1;
+  int in_path = 0;
+  if (w->nfr >= CYCLE_DEPTH) {
+    int r = ps_add(&w->path, o);
+    if (r < 0) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    if (r == 0) {
+      Py_ssize_t d = 0;
+      while (d < w->nfr && w->fr[d].obj != o)
+        d++;
+      PyObject *where = walk_path(w, d);
+      if (!where) return -1;
+      walk_err(w, PyExc_RecursionError,
+               "the tree contains a cycle: this %s is the one already at %R (a tree must not "
+               "contain itself)",
+               Py_TYPE(o)->tp_name, where);
+      Py_DECREF(where);
+      return -1;
+    }
+    in_path = 1;
+  }
+  frame f;
+  memset(&f, 0, sizeof f);
+  f.kind = kind;
+  f.maxlen = -1;
+  f.nbase = w->nnodes;
+  switch (kind) {
+  case K_LIST:
+    f.n = PyList_GET_SIZE(o);
+    break;
+  case K_TUPLE:
+    f.n = PyTuple_GET_SIZE(o);
+    break;
+  case K_NT:
+  case K_SS:
+    f.n = PyTuple_GET_SIZE(o);
+    if (w->spec) {
+      int oom = 0;
+      pin_all(w);
+      f.tname = name_node(w->st, w->g, (PyObject *)Py_TYPE(o), &oom);
+      if (!f.tname) {
+        w->oom |= oom;
+        goto fail;
+      }
+    }
+    break;
+  case K_DICT:
+  case K_ODICT:
+  case K_DDICT: {
+    Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, j = 0;
+    if (GROW(w, vals, nvals, cvals, n, NULL) < 0) goto fail;
+    PyObject *kbuf_inl[32], **kbuf = kbuf_inl;
+    if (n > 32 && !(kbuf = PyMem_Malloc((size_t)n * sizeof *kbuf))) {
+      PyErr_NoMemory();
+      goto fail;
+    }
+    PyObject *k, *v;
+    PyObject **vals = w->vals + w->nvals;
+    while (j < n && PyDict_Next(o, &pos, &k, &v)) {
+      kbuf[j] = k;
+      vals[j++] = v; /* borrowed while no user code runs (pin_all) */
+    }
+    f.vbase = w->nvals;
+    f.n = j;
+    w->nvals += j;
+    f.pinned = w->pinned;
+    if (f.pinned)
+      for (Py_ssize_t q = 0; q < j; q++)
+        Py_INCREF(vals[q]);
+    uint64_t kh = 0;
+    f.ks = keyset_cached(w, kbuf, j, kind == K_ODICT, &kh);
+    if (!f.ks) { /* making the keyset may run user code: hold everything first */
+      pin_all(w);
+      if (!f.pinned) {
+        for (Py_ssize_t q = 0; q < j; q++)
+          Py_INCREF(w->vals[f.vbase + q]);
+        f.pinned = 1;
+      }
+      f.ks = keyset_for(w, kbuf, j, kind == K_ODICT, kh);
+    }
+    if (kbuf != kbuf_inl) PyMem_Free(kbuf);
+    if (!f.ks) {
+      if (f.pinned)
+        for (Py_ssize_t q = 0; q < j; q++)
+          Py_DECREF(w->vals[f.vbase + q]);
+      w->nvals = f.vbase;
+      goto fail;
+    }
+    f.perm = kind == K_ODICT ? NULL : GV__CONT(f.ks)->perm;
+    if (kind == K_DDICT && w->spec) {
+      pin_all(w);
+      if (!f.pinned) {
+        for (Py_ssize_t q = 0; q < j; q++)
+          Py_INCREF(w->vals[f.vbase + q]);
+        f.pinned = 1;
+      }
+      PyObject *fac = PyObject_GetAttr(o, w->st->s_default_factory);
+      int oom = 0;
+      f.tname = fac ? name_node(w->st, w->g, fac, &oom) : NULL;
+      Py_XDECREF(fac);
+      if (!f.tname) {
+        w->oom |= oom;
+        f.pinned = 1;
+        for (Py_ssize_t q = 0; q < j; q++)
+          Py_DECREF(w->vals[f.vbase + q]);
+        w->nvals = f.vbase;
+        goto fail;
+      }
+    }
+    break;
+  }
+  case K_DEQUE: {
+    f.seq = PySequence_Tuple(o);
+    if (!f.seq) goto fail;
+    f.n = PyTuple_GET_SIZE(f.seq);
+    PyObject *ml = PyObject_GetAttr(o, w->st->s_maxlen);
+    if (!ml) goto fail_seq;
+    if (ml != Py_None) f.maxlen = PyLong_AsLongLong(ml);
+    Py_DECREF(ml);
+    if (f.maxlen == -1 && PyErr_Occurred()) goto fail_seq;
+    break;
+  }
+  case K_CUSTOM: {
+    pin_all(w);
+    w->found_custom = 1;
+    PyObject *out = PyObject_CallOneArg(PyTuple_GET_ITEM(reg, 1), o), *t;
+    if (!out) goto fail;
+    t = PySequence_Tuple(out);
+    Py_DECREF(out);
+    if (!t) goto fail;
+    Py_ssize_t no = PyTuple_GET_SIZE(t);
+    if (no != 2 && no != 3) {
+      Py_DECREF(t);
+      walk_err(w, PyExc_RuntimeError,
+               "PyTree custom flatten function for type %R should return a 2- or 3-tuple, "
+               "got %zd.",
+               (PyObject *)Py_TYPE(o), no);
+      goto fail;
+    }
+    f.seq = PySequence_Tuple(PyTuple_GET_ITEM(t, 0));
+    if (!f.seq) {
+      Py_DECREF(t);
+      goto fail;
+    }
+    f.n = PyTuple_GET_SIZE(f.seq);
+    if (no == 3 && PyTuple_GET_ITEM(t, 2) != Py_None) {
+      f.entries = PySequence_Tuple(PyTuple_GET_ITEM(t, 2));
+      if (!f.entries || PyTuple_GET_SIZE(f.entries) != f.n) {
+        if (f.entries)
+          walk_err(w, PyExc_RuntimeError,
+                   "PyTree custom flatten function for type %R returned inconsistent number of "
+                   "children (%zd) and number of entries (%zd).",
+                   (PyObject *)Py_TYPE(o), f.n, PyTuple_GET_SIZE(f.entries));
+        Py_DECREF(t);
+        Py_XDECREF(f.entries);
+        goto fail_seq;
+      }
+    }
+    if (w->spec) {
+      int oom = 0;
+      PyObject *md = PyTuple_Pack(2, PyTuple_GET_ITEM(t, 1), f.entries ? f.entries : Py_None);
+      uint64_t h = md ? handle_for(w->st, md) : 0;
+      Py_XDECREF(md);
+      gv_error e;
+      gv_status s = h ? gv_handle(w->a, h, &f.meta, &e) : GV_OK;
+      if (h && s != GV_OK) {
+        oom_or_raise(w, s, &e);
+        h = 0;
+      }
+      f.tname = h ? name_node(w->st, w->g, (PyObject *)Py_TYPE(o), &oom) : NULL;
+      if (!f.tname) {
+        w->oom |= oom;
+        Py_DECREF(t);
+        Py_XDECREF(f.entries);
+        goto fail_seq;
+      }
+    }
+    Py_DECREF(t);
+    break;
+  }
+  default:
+    PyErr_SetString(PyExc_SystemError, "grove: bad node kind");
+    goto fail;
+  }
+  Py_INCREF(o);
+  f.obj = o;
+  f.in_path = in_path;
+  w->fr[w->nfr++] = f;
+  return 0;
+fail_seq:
+  Py_XDECREF(f.seq);
+fail:
+  if (in_path) ps_del(&w->path, o);
+  return -1;
+}
+
+static int visit_body(walk *w, PyObject *o, int *held);
+
+/* Visit o (borrowed from its parent). While user code may run, o is held:
+ * that code could drop the parent's reference to it. */
+static int visit(walk *w, PyObject *o) {
+  int held = 0;
+  if (w->pinned) {
+    Py_INCREF(o);
+    held = 1;
+  }
+  int r = visit_body(w, o, &held);
+  if (held) Py_DECREF(o);
+  return r;
+}
+
+static int visit_body(walk *w, PyObject *o, int *held) {
+  if (w->fa->is_leaf) {
+    PyObject *r = PyObject_CallOneArg(w->fa->is_leaf, o);
+    if (!r) return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (t < 0) return -1;
+    if (t) return push_leaf(w, o);
+  }
+  PyTypeObject *tp = Py_TYPE(o);
+  PyObject *reg = NULL;
+  int kind;
+  if (tp == &PyList_Type)
+    kind = K_LIST;
+  else if (tp == &PyTuple_Type)
+    kind = K_TUPLE;
+  else if (tp == &PyDict_Type)
+    kind = K_DICT;
+  else if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type || tp == &PyBool_Type)
+    return push_leaf(w, o);
+  else if (o == Py_None) {
+    if (w->fa->none_is_leaf) return push_leaf(w, o);
+    return w->spec ? push_node(w, w->g->none_node) : 0;
+  } else {
+    if (!w->pinned) {
+      PyObject *v = PyDict_GetItem(w->st->typecache, (PyObject *)tp);
+      if (!v || w->nsdict) { /* classification may look at attributes */
+        Py_INCREF(o);
+        *held = 1;
+        pin_all(w);
+      }
+    }
+    kind = classify_slow(w->st, w->nsdict, tp, &reg);
+    if (kind == K_LEAF) return push_leaf(w, o);
+  }
+  return push_frame(w, o, kind, reg);
+}
+
+static int finish(walk *w) {
+  frame *f = &w->fr[w->nfr - 1];
+  if (w->spec) {
+    const gv_node **kids = w->nodes + f->nbase, *out = NULL;
+    size_t n = (size_t)f->n;
+    gv_error e;
+    gv_status s;
+    switch (f->kind) {
+    case K_LIST:
+      s = gv__seq(w->a, GV_LIST, kids, n, NULL, &out, &e);
+      break;
+    case K_TUPLE:
+      s = gv__seq(w->a, GV_TUPLE, kids, n, NULL, &out, &e);
+      break;
+    case K_DICT:
+    case K_DDICT:
+      if (f->perm) {
+        if (GROW(w, tmp, ctmp, ctmp, (Py_ssize_t)n - w->ctmp, NULL) < 0) return -1;
+        for (size_t r = 0; r < n; r++)
+          w->tmp[f->perm[r]] = kids[r];
+        kids = w->tmp;
+      }
+      s = gv__make_node(w->a, f->kind == K_DICT ? GV_DICT : GV_DDICT, f->ks,
+                        f->kind == K_DICT ? NULL : f->tname, kids, n, &out, &e);
+      break;
+    case K_ODICT:
+      s = gv__make_node(w->a, GV_ODICT, f->ks, NULL, kids, n, &out, &e);
+      break;
+    case K_DEQUE:
+      s = gv_deque(w->a, kids, n, f->maxlen, &out, &e);
+      break;
+    default: /* namedtuple, structseq, custom */
+      s = gv_custom(w->a, f->tname, NULL, kids, n, f->meta, &out, &e);
+      break;
+    }
+    if (s != GV_OK) return oom_or_raise(w, s, &e);
+    w->nnodes = f->nbase;
+    w->nodes[w->nnodes++] = out;
+  }
+  frame_release(w, f);
+  w->nfr--;
+  return 0;
+}
+
+static int run(walk *w, PyObject *root) {
+  if (visit(w, root) < 0) return -1;
+  while (w->nfr > 0) {
+    frame *f = &w->fr[w->nfr - 1];
+    if (f->i >= f->n) {
+      if (finish(w) < 0) return -1;
+      continue;
+    }
+    Py_ssize_t r = f->i++;
+    PyObject *child;
+    switch (f->kind) {
+    case K_LIST:
+      if (r >= PyList_GET_SIZE(f->obj)) {
+        f->i--;
+        return walk_err(w, PyExc_RuntimeError, "list changed size during iteration");
+      }
+      child = PyList_GET_ITEM(f->obj, r);
+      break;
+    case K_TUPLE:
+    case K_NT:
+    case K_SS:
+      child = PyTuple_GET_ITEM(f->obj, r);
+      break;
+    case K_DICT:
+    case K_DDICT:
+      child = w->vals[f->vbase + (f->perm ? (Py_ssize_t)f->perm[r] : r)];
+      break;
+    case K_ODICT:
+      child = w->vals[f->vbase + r];
+      break;
+    default:
+      child = PyTuple_GET_ITEM(f->seq, r);
+      break;
+    }
+    if (visit(w, child) < 0) return -1;
+  }
+  return 0;
+}
+
+static void walk_free(walk *w) {
+  while (w->nfr > 0) {
+    frame_release(w, &w->fr[w->nfr - 1]);
+    w->nfr--;
+  }
+  for (Py_ssize_t i = 0; i < w->nlv; i++)
+    Py_DECREF(w->lv[i]);
+  if (w->fr != w->fr_inl) PyMem_Free(w->fr);
+  if (w->lv != w->lv_inl) PyMem_Free(w->lv);
+  if (w->nodes != w->nodes_inl) PyMem_Free(w->nodes);
+  PyMem_Free(w->vals);
+  PyMem_Free(w->tmp);
+  ps_free(&w->path);
+}
+
+static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **spec,
+                     int *oom) {
+  walk w;
+  memset(&w, 0, offsetof(walk, fr_inl));
+  w.st = st;
+  w.g = cur_gen(st);
+  if (!w.g) return -1;
+  Py_INCREF(w.g); /* the generation may be replaced by a callback; keep ours */
+  w.a = w.g->a;
+  w.fa = fa;
+  w.spec = spec != NULL;
+  w.fr = w.fr_inl;
+  w.cfr = INL_FR;
+  w.lv = w.lv_inl;
+  w.clv = INL_N;
+  w.nodes = w.nodes_inl;
+  w.cnodes = INL_N;
+  if (PyUnicode_GET_LENGTH(fa->ns) != 0) w.nsdict = PyDict_GetItem(st->nsreg, fa->ns);
+  w.pinned = fa->is_leaf != NULL;
+  int rc = run(&w, fa->tree);
+  if (rc == 0) {
+    PyObject *l = PyList_New(w.lv == w.lv_inl ? w.nlv : 0);
+    if (!l) {
+      rc = -1;
+    } else {
+      if (w.lv == w.lv_inl) {
+        if (w.nlv) memcpy(((PyListObject *)l)->ob_item, w.lv, (size_t)w.nlv * sizeof(PyObject *));
+      } else { /* the list takes the buffer (PyMem memory, as a list's own) */
+        PyListObject *pl = (PyListObject *)l;
+        pl->ob_item = w.lv;
+        pl->allocated = w.clv;
+        Py_SET_SIZE(pl, w.nlv);
+        w.lv = w.lv_inl;
+      }
+      w.nlv = 0; /* stolen */
+      if (spec) {
+        *spec =
+            spec_new(st, w.g, w.nodes[0], fa->none_is_leaf, w.found_custom ? fa->ns : st->empty_ns);
+        if (!*spec) {
+          Py_DECREF(l);
+          rc = -1;
+        }
+      }
+      if (rc == 0) *leaves = l;
+    }
+  }
+  *oom = w.oom;
+  walk_free(&w);
+  Py_DECREF(w.g);
+  return rc;
+}
+
+int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **spec) {
+  int oom = 0;
+  if (walk_once(st, fa, leaves, spec, &oom) == 0) return 0;
+  if (!oom) return -1;
+  /* the generation is full: start a new one and try once more there */
+  PyErr_Clear();
+  if (new_gen(st) < 0) return -1;
+  oom = 0;
+  if (walk_once(st, fa, leaves, spec, &oom) == 0) return 0;
+  if (oom) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_MemoryError,
+                 "grove: this structure does not fit in the memory limit (%zu bytes); raise it "
+                 "with grove.set_memory_limit()",
+                 st->limit);
+  }
+  return -1;
+}
+
+/* _is_leaf(tree, is_leaf=None, none_is_leaf=False, namespace='') -> the kind
+ * number of tree's root (0 = leaf), for the Python-level helpers. */
+
+PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  static const char *const names[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "_is_leaf", names, 2, 1, a) < 0 ||
+      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
+    return NULL;
+  if (fa.is_leaf) {
+    PyObject *r = PyObject_CallOneArg(fa.is_leaf, a[0]);
+    if (!r) return NULL;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (t < 0) return NULL;
+    if (t) return PyLong_FromLong(K_LEAF);
+  }
+  PyTypeObject *tp = Py_TYPE(a[0]);
+  if (a[0] == Py_None) return PyLong_FromLong(fa.none_is_leaf ? K_LEAF : K_NONE);
+  if (tp == &PyList_Type) return PyLong_FromLong(K_LIST);
+  if (tp == &PyTuple_Type) return PyLong_FromLong(K_TUPLE);
+  if (tp == &PyDict_Type) return PyLong_FromLong(K_DICT);
+  PyObject *reg = NULL, *nsdict = NULL;
+  if (PyUnicode_GET_LENGTH(fa.ns) != 0) nsdict = PyDict_GetItem(st->nsreg, fa.ns);
+  return PyLong_FromLong(classify_slow(st, nsdict, tp, &reg));
+}
+
+/* The keyset of a dict's keys through the current generation's cache (for
+ * canonicalize, which needs only the order). */
+const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, Py_ssize_t n,
+                            int *oom) {
+  (void)keys;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    walk w;
+    memset(&w, 0, offsetof(walk, fr_inl));
+    w.st = st;
+    w.g = cur_gen(st);
+    if (!w.g) return NULL;
+    w.a = w.g->a;
+    uint64_t h = 0;
+    const gv_node *ks = keyset_cached(&w, karr, n, 0, &h);
+    if (!ks) ks = keyset_for(&w, karr, n, 0, h);
+    if (ks || !w.oom) return ks;
+    *oom = 1;
+    PyErr_Clear();
+    if (new_gen(st) < 0) return NULL;
+  }
+  PyErr_SetString(PyExc_MemoryError, "grove: a dict's keys do not fit in the memory limit");
+  return NULL;
+}

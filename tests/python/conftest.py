@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+"""Shared setup for grove's Python tests.
+
+Hypothesis profiles: "ci" (the default: derandomized, no deadline, sized so
+that the differential tests check >= 10,000 generated trees per function in
+well under a minute) and "long" (GROVE_HYPOTHESIS_PROFILE=long: 10x more,
+random seeds) for a local soak run; "quick" (300) for debug-build runs."""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    'ci',
+    derandomize=True,
+    deadline=None,
+    max_examples=10_000,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    print_blob=True,
+)
+settings.register_profile(
+    'long',
+    derandomize=False,
+    deadline=None,
+    max_examples=100_000,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    print_blob=True,
+)
+settings.register_profile(
+    'quick',
+    derandomize=True,
+    deadline=None,
+    max_examples=300,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get('GROVE_HYPOTHESIS_PROFILE', 'ci'))

@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: MIT
+"""The grove API on every container kind, with hand-checked expectations."""
+
+import collections
+import pickle
+import time
+
+import grove
+import pytest
+
+from trees import NS, Box, Color, Point, Pod, deep_eq, register_all
+
+register_all()
+
+
+def test_seed_example():
+    leaves, spec = grove.tree_flatten({'b': 1, 'a': [2, 3]})
+    assert leaves == [2, 3, 1]
+    assert repr(spec) == "TreeSpec({'a': [*, *], 'b': *})"
+    assert spec.num_leaves == 3 and spec.num_nodes == 5 and spec.num_children == 2
+    assert spec.type is dict
+    back = grove.tree_unflatten(spec, [20, 30, 10])
+    assert back == {'b': 10, 'a': [20, 30]} and list(back) == ['b', 'a']  # insertion order kept
+
+
+@pytest.mark.parametrize('tree,leaves,text', [
+    ([], [], '[]'),
+    ((), [], '()'),
+    ({}, [], '{}'),
+    ((1,), [1], '(*,)'),
+    (collections.OrderedDict(), [], 'OrderedDict()'),
+    (collections.OrderedDict([('b', 1), ('a', 2)]), [1, 2], "OrderedDict({'b': *, 'a': *})"),
+    (collections.defaultdict(list, {'b': 1, 'a': 2}), [2, 1],
+     "defaultdict(<class 'list'>, {'a': *, 'b': *})"),
+    (collections.deque([1, 2], maxlen=5), [1, 2], 'deque([*, *], maxlen=5)'),
+    (collections.deque(), [], 'deque()'),
+    (collections.deque(maxlen=0), [], 'deque(maxlen=0)'),
+    (Point(1, [2]), [1, 2], 'Point(x=*, y=[*])'),
+    (None, [], 'None'),
+    (5, [5], '*'),
+    ([None, 1], [1], '[None, *]'),
+])
+def test_kinds(tree, leaves, text):
+    got, spec = grove.tree_flatten(tree)
+    assert got == leaves
+    assert repr(spec) == f'TreeSpec({text})'
+    assert deep_eq(grove.tree_unflatten(spec, got), tree)
+    assert grove.tree_leaves(tree) == leaves
+    assert grove.tree_structure(tree) == spec
+
+
+def test_none_is_leaf_both_ways():
+    tree = [None, {'a': None, 'b': 1}]
+    assert grove.tree_leaves(tree) == [1]
+    assert grove.tree_leaves(tree, none_is_leaf=True) == [None, None, 1]
+    s1 = grove.tree_structure(tree)
+    s2 = grove.tree_structure(tree, none_is_leaf=True)
+    assert s1 != s2
+    assert repr(s2) == "TreeSpec([*, {'a': *, 'b': *}], NoneIsLeaf)"
+    assert grove.tree_map(lambda x: x is None, tree, none_is_leaf=True) == [True, {'a': True,
+                                                                              'b': False}]
+    assert grove.tree_map(lambda x: x + 1, tree) == [None, {'a': None, 'b': 2}]
+
+
+def test_structseq():
+    st = time.struct_time((2020, 1, 2, 3, 4, 5, 6, 7, 0))
+    leaves, spec = grove.tree_flatten(st)
+    assert leaves == list(st)
+    assert spec.type is time.struct_time
+    assert repr(spec).startswith('TreeSpec(time.struct_time(tm_year=*')
+    back = grove.tree_unflatten(spec, leaves)
+    assert type(back) is time.struct_time and back == st
+
+
+def test_custom_nodes_metadata_and_namespaces():
+    b = Box([1, [2, 3]], 'meta')
+    # outside its namespace a Box is a leaf
+    assert grove.tree_leaves(b) == [b]
+    leaves, spec = grove.tree_flatten(b, namespace=NS)
+    assert leaves == [1, 2, 3]
+    assert repr(spec) == "TreeSpec(CustomTreeNode(Box['meta'], [*, [*, *]]), namespace='grove-test')"
+    assert spec.namespace == NS
+    assert grove.tree_unflatten(spec, [7, 8, 9]) == Box([7, [8, 9]], 'meta')
+    assert grove.tree_paths(b, namespace=NS) == [('k0',), ('k1', 0), ('k1', 1)]
+    # metadata compared with ==, unhashable metadata included
+    assert grove.tree_structure(Box([1], [1, 2]), namespace=NS) == grove.tree_structure(
+        Box([5], [1, 2]), namespace=NS)
+    assert grove.tree_structure(Box([1], 'x'), namespace=NS) != grove.tree_structure(
+        Box([1], 'y'), namespace=NS)
+    # a globally registered class works in every namespace; the namespace is kept
+    assert grove.tree_leaves(Pod(1, 2)) == [1, 2]
+    assert grove.tree_structure(Pod(1, 2), namespace=NS).namespace == NS
+    # a tree without registered classes drops the namespace (as optree)
+    assert grove.tree_structure([1], namespace=NS).namespace == ''
+
+
+def test_register_and_unregister():
+    class Thing:
+        def __init__(self, v):
+            self.v = v
+
+    with pytest.raises(ValueError):
+        grove.register_pytree_node(Thing, lambda t: ([t.v], None), lambda m, c: Thing(c[0]),
+                                   namespace='')
+    with pytest.raises(TypeError):
+        grove.register_pytree_node(Thing(1), None, None, namespace='x')
+    grove.register_pytree_node(Thing, lambda t: ([t.v], None), lambda m, c: Thing(c[0]),
+                               namespace='things')
+    with pytest.raises(ValueError):
+        grove.register_pytree_node(Thing, lambda t: ([t.v], None), lambda m, c: Thing(c[0]),
+                                   namespace='things')
+    assert grove.tree_leaves([Thing(4)], namespace='things') == [4]
+    assert grove.tree_map(lambda x: x * 2, Thing(4), namespace='things').v == 8
+    grove.unregister_pytree_node(Thing, namespace='things')
+    t = Thing(4)
+    assert grove.tree_leaves([t], namespace='things') == [t]
+    with pytest.raises(ValueError):
+        grove.unregister_pytree_node(Thing, namespace='things')
+    with pytest.raises(ValueError):
+        grove.register_pytree_node(list, None, None, namespace='x')
+
+
+def test_register_pytree_node_class():
+    @grove.register_pytree_node_class(namespace='cls-ns')
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+        def tree_flatten(self):
+            return (self.a, self.b), 'pair', ('a', 'b')
+
+        @classmethod
+        def tree_unflatten(cls, meta, kids):
+            return cls(*kids)
+
+    paths, leaves, spec = grove.tree_flatten_with_path(Pair(1, [2]), namespace='cls-ns')
+    assert paths == [('a',), ('b', 0)] and leaves == [1, 2]
+    back = spec.unflatten([5, 6])
+    assert type(back) is Pair and back.a == 5 and back.b == [6]
+
+
+def test_is_leaf_predicate():
+    tree = [1, [2, 3], {'a': (4, 5)}]
+    assert grove.tree_leaves(tree, is_leaf=lambda x: isinstance(x, tuple)) == [1, 2, 3, (4, 5)]
+    assert grove.tree_map(lambda x: 0, tree, is_leaf=lambda x: type(x) is list and len(x) == 2) == [0, 0,
+                                                                                   {'a': (0, 0)}]
+    assert grove.tree_is_leaf([1], is_leaf=lambda x: True)
+    assert not grove.tree_is_leaf([1])
+    assert grove.all_leaves([1, 'a', None], none_is_leaf=True)
+    assert not grove.all_leaves([1, [2]])
+
+
+def test_dict_keys_of_every_hashable_type():
+    # mixed builtins: by type name (NoneType < bytes < float < int < str < tuple)
+    t = {'a': 1, 2: 2, None: 3, b'x': 4, 1.5: 5, (1,): 6}
+    assert grove.tree_leaves(t) == [3, 4, 5, 2, 1, 6]
+    # enums do not compare: insertion order
+    assert grove.tree_leaves({Color.GREEN: 1, Color.RED: 2}) == [1, 2]
+    # tuples whose elements do not compare: insertion order
+    assert grove.tree_leaves({(1, 'a'): 1, ('b', 2): 2}) == [1, 2]
+    assert grove.tree_leaves({('b', 2): 1, (1, 'a'): 2}) == [1, 2]
+    # comparable tuples sort
+    assert grove.tree_leaves({(2, 'a'): 1, (1, 'b'): 2}) == [2, 1]
+    # big ints, NaN and surrogate strings are keys too
+    nan = float('nan')
+    t = {2**80: 1, 3: 2, nan: 3, '\udc80': 4}
+    leaves, spec = grove.tree_flatten(t)
+    assert sorted(leaves) == [1, 2, 3, 4]
+    back = grove.tree_unflatten(spec, leaves)
+    assert list(back) == list(t)
+    assert grove.tree_leaves({2**80: 'big', 3: 'small'}) == ['small', 'big']
+
+
+def test_paths_and_entries():
+    tree = [{'foo': 42, 'bar': (1, 2)}, collections.deque([3]), Point(4, 5)]
+    paths, leaves, spec = grove.tree_flatten_with_path(tree)
+    assert paths == [(0, 'bar', 0), (0, 'bar', 1), (0, 'foo'), (1, 0), (2, 0), (2, 1)]
+    assert leaves == [1, 2, 42, 3, 4, 5]
+    assert spec.paths() == paths
+    assert spec.child(0).entries() == ['bar', 'foo']
+    assert grove.tree_map_with_path(lambda p, x: len(p), tree) == [
+        {'foo': 2, 'bar': (3, 3)}, collections.deque([2]), Point(2, 2)]
+
+
+def test_treespec_methods():
+    spec = grove.tree_structure({'x': [1, 2], 'y': (3,)})
+    kids = spec.children()
+    assert [repr(k) for k in kids] == ['TreeSpec([*, *])', 'TreeSpec((*,))']
+    assert spec.child(1) == kids[1] and spec.child(-1) == kids[1]
+    with pytest.raises(IndexError):
+        spec.child(2)
+    assert spec.flatten_up_to({'y': ([0],), 'x': ['a', {'b': 1}]}) == ['a', {'b': 1}, [0]]
+    with pytest.raises(ValueError, match='dictionary key mismatch'):
+        spec.flatten_up_to({'x': [1, 2]})
+    with pytest.raises(ValueError, match=r"at \('x',\): list arity mismatch"):
+        spec.flatten_up_to({'x': [1], 'y': (2,)})
+    assert spec.is_prefix(grove.tree_structure({'x': [[1], 2], 'y': ({'z': 3},)}))
+    assert not spec.is_prefix(grove.tree_structure({'x': [1], 'y': (2,)}))
+    assert spec.is_prefix(spec) and not spec.is_prefix(spec, strict=True)
+    assert not spec.is_leaf() and grove.tree_structure(1).is_leaf()
+    assert grove.tree_structure(None).is_leaf(strict=False)
+    assert len(spec.fingerprint()) == 16
+    assert spec.fingerprint() == grove.tree_structure({'y': (0,), 'x': [0, 0]}).fingerprint()
+    assert len(spec) == 3
+
+
+def test_equality_hash_and_generations():
+    a = grove.tree_structure({'b': [1, 2], 'a': {'c': 3, 'd': 4}})
+    b = grove.tree_structure({'a': {'d': 0, 'c': 0}, 'b': [0, 0]})  # other insertion orders
+    assert a == b and hash(a) == hash(b)
+    assert list(grove.tree_unflatten(b, [1, 2, 3, 4])) == ['a', 'b']
+    od1 = grove.tree_structure(collections.OrderedDict([('a', 1), ('b', 2)]))
+    od2 = grove.tree_structure(collections.OrderedDict([('b', 1), ('a', 2)]))
+    assert od1 != od2
+    # a new generation: equality and hash across generations by fingerprint
+    old = grove.set_memory_limit(32 << 20)
+    try:
+        c = grove.tree_structure({'a': {'c': 3, 'd': 4}, 'b': [1, 2]})
+        assert grove.memory_stats()['generations'] >= 2
+        assert c == a and hash(c) == hash(a)
+        assert c != grove.tree_structure({'a': {'c': 3}, 'b': [1, 2]})
+        # a spec of the old generation still rebuilds
+        assert grove.tree_unflatten(a, [1, 2, 3, 4]) == {'b': [3, 4], 'a': {'c': 1, 'd': 2}}
+        assert grove.tree_transpose(grove.tree_structure([0, 0]), grove.tree_structure((0, 0)),
+                                    [(1, 2), (3, 4)]) == ([1, 3], [2, 4])
+    finally:
+        grove.set_memory_limit(old)
+
+
+def test_pickle_and_bytes_round_trip():
+    tree = [Point(1, {'b': 2, 'a': collections.deque([3], maxlen=2)}),
+            collections.defaultdict(int, {Color.RED: 1, 'x': 2}), Box([4], {'m': 1}),
+            collections.OrderedDict([('z', None)])]
+    spec = grove.tree_structure(tree, namespace=NS)
+    for back in (pickle.loads(pickle.dumps(spec)), grove.TreeSpec.from_bytes(spec.to_bytes())):
+        assert back == spec and hash(back) == hash(spec) and repr(back) == repr(spec)
+        assert back.namespace == NS
+        leaves = grove.tree_leaves(tree, namespace=NS)
+        assert deep_eq(back.unflatten(leaves), tree)
+
+
+def test_canonicalize():
+    sorted_tree = [{'a': 1, 'b': {'c': 2, 'd': [3]}}, (4, {'e': 5})]
+    out, changed = grove.canonicalize(sorted_tree)
+    assert out is sorted_tree and changed is False
+    untouched = {'x': 1}
+    tree = [{'b': 1, 'a': 2}, untouched, (untouched, [3])]
+    out, changed = grove.canonicalize(tree)
+    assert changed is True
+    assert list(out[0]) == ['a', 'b'] and out[0] == {'a': 2, 'b': 1}
+    assert out[1] is untouched and out[2] is tree[2]  # unchanged subtrees reused
+    od = collections.OrderedDict([('b', 1), ('a', 2)])
+    out, changed = grove.canonicalize(od)
+    assert out is od and not changed  # an OrderedDict keeps its order
+    dd = collections.defaultdict(list, {'b': 1, 'a': 2})
+    out, changed = grove.canonicalize(dd)
+    assert changed and type(out) is collections.defaultdict and out.default_factory is list
+    assert list(out) == ['a', 'b']
+
+
+def test_flatten_one_level():
+    children, meta, entries, unflatten = grove.tree_flatten_one_level({'b': 1, 'a': [2]})
+    assert children == [[2], 1] and meta == ['a', 'b'] and tuple(entries) == ('a', 'b')
+    assert unflatten(meta, children) == {'a': [2], 'b': 1}
+    with pytest.raises(ValueError, match='Cannot flatten leaf-type'):
+        grove.tree_flatten_one_level(1)
+
+
+def test_reduce_all_any_broadcast():
+    assert grove.tree_reduce(lambda a, b: a + b, [1, (2, {'x': 3})]) == 6
+    assert grove.tree_reduce(lambda a, b: a + b, [], 10) == 10
+    assert grove.tree_all([1, (True, {'x': 3})]) and not grove.tree_all([1, 0])
+    assert grove.tree_any([0, (0, {'x': 3})]) and not grove.tree_any([])
+    assert grove.tree_broadcast_prefix([1, 2], [[3, 4], {'a': 5}]) == [[1, 1], {'a': 2}]
+
+
+def test_errors_name_the_path_and_keep_types():
+    spec = grove.tree_structure([1, {'a': [2, 3]}])
+    with pytest.raises(ValueError, match=r"^at \(1, 'a'\): list arity mismatch"):
+        grove.tree_map(lambda x, y: x, [1, {'a': [2, 3]}], [1, {'a': [2]}])
+    with pytest.raises(ValueError, match='Too few leaves'):
+        spec.unflatten([1])
+    with pytest.raises(ValueError, match='Too many leaves'):
+        spec.unflatten([1, 2, 3, 4])
+    with pytest.raises(TypeError):
+        grove.tree_unflatten('not a spec', [])
+    with pytest.raises(TypeError):
+        grove.tree_flatten([1], namespace=3)
+    with pytest.raises(TypeError):
+        grove.tree_flatten([1], is_leaf=3)
+
+    def boom(x):
+        raise KeyError('from the user')
+
+    with pytest.raises(KeyError, match='from the user'):
+        grove.tree_map(boom, [1])
+    with pytest.raises(KeyError, match='from the user'):
+        grove.tree_leaves([1], is_leaf=boom)
