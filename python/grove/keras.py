@@ -17,9 +17,12 @@ Make keras use it, before or after ``import keras``::
     grove.keras.install()      # keras.tree now runs on grove
     grove.keras.uninstall()    # and back
 
-This module does not import keras. ``canonicalize`` is ``grove.canonicalize``:
-the ordering pass of keras's torch backend (``_dict_to_ordered_dict`` in
-``keras/src/tree/torchtree_impl.py``) with a change flag; see its docstring.
+This module does not import keras. ``canonicalize`` is ``grove.canonicalize``,
+the ordering pass keras's torch backend does in Python (``_dict_to_ordered_dict``
+in ``keras/src/tree/torchtree_impl.py``), with a change flag: every dict and
+defaultdict at every level in sorted-key insertion order, the very same object
+when nothing changes (keras's pass always copies, returns no flag, and leaves a
+dict directly inside a re-sorted dict as it was). docs/python.md has the details.
 """
 
 from __future__ import annotations
@@ -109,7 +112,8 @@ def assert_same_paths(a, b):
 # (and every internal keras caller) looks `tree_impl` up at call time. So:
 # - keras already imported: swap tree_api.tree_impl, and register with grove
 #   the classes keras registered with the module it had (its Tracked*
-#   wrappers; under TensorFlow also TF's list and dict wrappers);
+#   wrappers; under TensorFlow also TF's list and dict wrappers; with optree,
+#   also the classes registered with optree's global namespace);
 # - keras imported later: a meta path finder wraps tree_api's loader so that
 #   right after keras's own selection has run (its module body) tree_impl is
 #   swapped; keras registers its Tracked* classes after that, through
@@ -143,7 +147,13 @@ def _registered_with(impl):
             except (TypeError, ValueError):
                 entries = {}
             for cls, entry in entries.items():
-                if getattr(entry, 'namespace', None) == NAMESPACE:
+                ns = getattr(entry, 'namespace', None)
+                # keras's own, and classes registered with optree globally (optree's
+                # functools.partial, a user's), which optree's keras namespace sees too
+                if ns == NAMESPACE or (
+                        ns == '' and isinstance(cls, type)
+                        and cls not in grove._BUILTIN_NODE_TYPES
+                        and getattr(cls, '__module__', '') != 'optree.typing'):
                     out.append((cls, entry.flatten_func, entry.unflatten_func))
     elif name.endswith('dmtree_impl'):
         for cls, funcs in dict(getattr(impl, 'REGISTERED_CLASSES', {})).items():

@@ -307,6 +307,18 @@ def test_register_twice_and_return_value():
     assert kind == 'err' and type(ra) is ValueError  # twice: a ValueError from both
 
 
+def test_optree_global_registrations_are_forwarded():
+    """optree's own global registrations (its functools.partial) are nodes for keras's
+    default implementation; install() gives them to grove's keras namespace."""
+    import optree.functools
+
+    part = optree.functools.partial(max, [1, 2], key={'k': (3,)})
+    check(lambda: ktree.flatten(part), eq=same_objects)
+    check(lambda: ktree.map_structure(_tag, part),
+          eq=lambda a, b: type(a) is type(b) and deep_eq(list(a.args), list(b.args))
+          and deep_eq(a.keywords, b.keywords))
+
+
 def test_zz_counts():
     """Every function ran on KERAS_EXAMPLES generated trees (or more)."""
     names = ['is_nested', 'flatten', 'flatten_with_path', 'map_structure',
