@@ -653,8 +653,10 @@ static PyObject *py_lists_to_tuples(PyObject *m, PyObject *tree) {
  * list, tuple and deque by exact type and length; namedtuples and
  * PyStructSequences by class; dict, OrderedDict and defaultdict
  * interchangeably by key set; registered classes by type, metadata (==) and
- * length), and hold a leaf wherever a does. Mismatched nodes are reported
- * first (in traversal order); a node of b where a has a leaf after that.
+ * length), and hold a leaf wherever a does. The order of errors is optree's
+ * (it flattens a, then b up to a's structure, then checks the leaves): an
+ * error of a's own (its custom flatten), then the first mismatched node of
+ * b, then the first node of b where a has a leaf.
  * ------------------------------------------------------------------------- */
 
 static const char *seq_word(int kind) {
@@ -824,6 +826,10 @@ static PyObject *py_assert_same_structure(PyObject *m, PyObject *const *args, Py
   w.nsdict = knsdict(st);
   PyObject *deeper = NULL; /* the path where b first holds a node at a leaf of a */
   PyObject *deeper_what = NULL;
+  /* The first error about b (a mismatch, or b's custom flatten failing) is
+   * raised only once a is walked to its end: optree flattens a whole first,
+   * so an error of a's own comes first. */
+  PyObject *berr_t = NULL, *berr_v = NULL, *berr_tb = NULL;
   PyObject *x = ab[0], *y = ab[1];
   Py_INCREF(x);
   Py_INCREF(y);
@@ -833,31 +839,32 @@ static PyObject *py_assert_same_structure(PyObject *m, PyObject *const *args, Py
       PyObject *reg = NULL;
       int kind = kkind(st, w.nsdict, x, 1, &reg);
       if (kind == K_LEAF) {
-        if (!deeper) {
-          PyObject *rb = NULL;
-          if (kkind(st, w.nsdict, y, 1, &rb) != K_LEAF) {
-            deeper = kw_path(&w, w.nfr);
-            deeper_what = PyUnicode_FromString(Py_TYPE(y)->tp_name);
-            if (!deeper || !deeper_what) {
-              Py_DECREF(x);
-              Py_DECREF(y);
-              goto out;
-            }
+        PyObject *rb = NULL;
+        if (y && !deeper && kkind(st, w.nsdict, y, 1, &rb) != K_LEAF) {
+          deeper = kw_path(&w, w.nfr);
+          deeper_what = PyUnicode_FromString(Py_TYPE(y)->tp_name);
+          if (!deeper || !deeper_what) {
+            Py_DECREF(x);
+            Py_DECREF(y);
+            goto out;
           }
         }
         Py_DECREF(x);
-        Py_DECREF(y);
+        Py_XDECREF(y);
       } else {
         int pr = push_frame(&w, x, kind, reg);
         Py_DECREF(x);
         if (pr < 0) {
-          Py_DECREF(y);
+          Py_XDECREF(y);
           goto out;
         }
         kframe *f = &w.fr[w.nfr - 1];
-        f->b = y; /* the frame owns it */
+        f->b = y; /* the frame owns it (NULL once b has failed) */
         f->bbase = w.cs.n;
-        if (match_b(&w, f, y) < 0) goto out;
+        if (y && match_b(&w, f, y) < 0) {
+          PyErr_Fetch(&berr_t, &berr_v, &berr_tb);
+          Py_CLEAR(f->b);
+        }
       }
       x = y = NULL;
     }
@@ -866,14 +873,21 @@ static PyObject *py_assert_same_structure(PyObject *m, PyObject *const *args, Py
     if (f->i < f->n) {
       Py_ssize_t r = f->i++;
       x = fr_child(&w, f, r);
-      y = w.cs.v[f->bbase + r];
       Py_INCREF(x);
-      Py_INCREF(y);
+      if (f->b && !berr_t) {
+        y = w.cs.v[f->bbase + r];
+        Py_INCREF(y);
+      }
       continue;
     }
     os_pop_to(&w.cs, f->bbase);
     w.nfr--;
     fr_release(&w, f);
+  }
+  if (berr_t) {
+    PyErr_Restore(berr_t, berr_v, berr_tb);
+    berr_t = berr_v = berr_tb = NULL;
+    goto out;
   }
   if (deeper) {
     err_at(PyExc_ValueError, deeper,
@@ -884,6 +898,9 @@ static PyObject *py_assert_same_structure(PyObject *m, PyObject *const *args, Py
   }
   rc = 0;
 out:
+  Py_XDECREF(berr_t);
+  Py_XDECREF(berr_v);
+  Py_XDECREF(berr_tb);
   Py_XDECREF(deeper);
   Py_XDECREF(deeper_what);
   kw_free(&w);

@@ -391,6 +391,51 @@ def test_assert_same_structure_reports_mismatched_nodes_first():
            lambda: gk.assert_same_structure([1, [2]], [[1], 3]))
 
 
+class Fails:
+    """A registered class whose flatten raises."""
+
+    def tree_flatten(self):
+        raise LookupError('flatten failed')
+
+    @classmethod
+    def tree_unflatten(cls, meta, kids):
+        return cls()
+
+
+class Picky:
+    """A registered class whose flatten raises for some instances."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def tree_flatten(self):
+        if self.v == 'bad':
+            raise ArithmeticError('bad instance')
+        return [self.v], None
+
+    @classmethod
+    def tree_unflatten(cls, meta, kids):
+        return cls(*kids)
+
+
+gk.register_tree_node_class(Fails)
+gk.register_tree_node_class(Picky)
+
+
+def test_assert_same_structure_error_order():
+    # a is flattened whole before b is looked at: a's own error comes first ...
+    with pytest.raises(LookupError):
+        gk.assert_same_structure([1, [Fails()]], [[1], [2]])
+    # ... then b's first mismatched node, even after a place where b is deeper
+    raises(ValueError, r'^at \(1, 0\): Expected an instance of list',
+           lambda: gk.assert_same_structure([1, [[2]]], [[1], [2]]))
+    # ... and b's own flatten error is b's first problem, after a's errors
+    with pytest.raises(ArithmeticError):
+        gk.assert_same_structure([Picky('ok'), [1]], [Picky('bad'), 2])
+    with pytest.raises(LookupError):
+        gk.assert_same_structure([Picky('ok'), Fails()], [Picky('bad'), 2])
+
+
 def test_assert_same_paths():
     for a, b in [([1, 2], (3, 4)), ([1, 2], collections.deque([1, 2])), ({0: 1}, [1]),
                  ([], {}), (None, 1), (Point(1, 2), [1, 2]), (Table({'k': 1}), {'k': 2})]:
@@ -433,15 +478,6 @@ def test_argument_errors():
 
 
 def test_user_exceptions_propagate_unchanged():
-    class Fails:
-        def tree_flatten(self):
-            raise LookupError('flatten failed')
-
-        @classmethod
-        def tree_unflatten(cls, meta, kids):
-            return cls()
-
-    gk.register_tree_node_class(Fails)
     for fn in (gk.flatten, gk.is_nested, gk.lists_to_tuples,
                lambda t: gk.traverse(lambda x: None, t),
                lambda t: gk.assert_same_structure(t, t),

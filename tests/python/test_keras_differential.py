@@ -20,10 +20,12 @@ import numpy as np  # noqa: E402
 from hypothesis import given, settings, strategies as st  # noqa: E402
 from keras import tree as ktree  # noqa: E402
 from keras.src.tree import optree_impl, tree_api  # noqa: E402
+from keras.src.utils.tracking import TrackedDict  # noqa: E402
 
 import grove.keras as gk  # noqa: E402
 from keras_trees import (  # noqa: E402
-    KERAS_EXAMPLES, TREES, Box, _rebuild, children, deep_eq, prefix, register_box, variant)
+    KERAS_EXAMPLES, TREES, Box, Point, _rebuild, children, deep_eq, prefix, register_box,
+    variant)
 
 register_box(optree_impl, gk)
 
@@ -305,6 +307,30 @@ def test_register_twice_and_return_value():
     assert kind == 'ok' and ra is fresh  # registered in both implementations now
     kind, ra, rb = check(lambda: tree_api.register_tree_node_class(fresh))
     assert kind == 'err' and type(ra) is ValueError  # twice: a ValueError from both
+
+
+ORDER_CASES = [
+    # a's TrackedDict cannot sort its keys (TypeError), b mismatches earlier: a's error first
+    (lambda: collections.deque([Point(0, 0), TrackedDict({'': 0, 0: None})]),
+     lambda: collections.deque([(0, 0), {'': 0, 0: None}])),
+    # b mismatches at (1, 0) after being deeper at (0,): the mismatch first
+    (lambda: [1, [[2]]], lambda: [[1], [2]]),
+    # b's TrackedDict cannot sort, after a mismatch-free start
+    (lambda: [TrackedDict({'a': 1}), [1]], lambda: [TrackedDict({'a': 1}), 2]),
+    (lambda: [Point(1, 2), TrackedDict({1: 1, 'a': 2})],
+     lambda: [Point(1, [2]), TrackedDict({1: 1, 'a': 2})]),
+]
+
+
+@pytest.mark.parametrize('make_a,make_b', ORDER_CASES)
+def test_error_order(make_a, make_b):
+    """Which error wins when there are several (optree: a's flatten, b's first mismatch,
+    then b being deeper at a leaf), for the functions of two trees."""
+    a, b = make_a(), make_b()
+    check(lambda: ktree.assert_same_structure(a, b))
+    check(lambda: ktree.assert_same_structure(b, a))
+    check(lambda: ktree.map_structure(lambda *xs: xs, a, b))
+    check(lambda: ktree.map_structure_up_to(a, lambda *xs: xs, b))
 
 
 def test_optree_global_registrations_are_forwarded():
