@@ -57,10 +57,11 @@ test: test-deps
 	ctest --test-dir build --output-on-failure -j $(JOBS)
 	$(MAKE) test-python
 
-# .venv with the pinned test requirements (rebuilt when they change)
-$(VENV)/.requirements: tests/python/requirements.txt
+# .venv with the pinned test requirements (rebuilt when they change); keras's for grove.keras
+$(VENV)/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt
 	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
-	$(VENV_PY) -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt
+	$(VENV_PY) -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt \
+	  -r tests/python/requirements-keras.txt
 	touch $@
 
 # the extension built into build-py/python (the package + _grove), then pytest

@@ -9,6 +9,7 @@
  *   build.c     structure + leaves -> Python objects (unflatten, map,
  *               flatten_up_to), canonicalize
  *   treespec.c  the TreeSpec type
+ *   keras.c     grove.keras: keras.tree's functions (traverse, map_structure, ...)
  *
  * A structure is a grove node: containers as in grove, `*` for a leaf; None
  * (when not a leaf), namedtuples, PyStructSequences and registered classes are
@@ -96,7 +97,8 @@ typedef struct gstate {
   PyObject *mangle;    /* callable(object) -> base name */
   PyObject *s_fields, *s_default_factory, *s_maxlen, *s_n_sequence_fields, *s_empty;
   PyObject *s_make, *s_asdict, *s_n_fields, *s_n_unnamed_fields;
-  PyObject *empty_ns; /* '' */
+  PyObject *empty_ns;   /* '' */
+  struct kstate *keras; /* keras.c's own state */
 } gstate;
 
 gstate *state_of_module(PyObject *m);
@@ -197,6 +199,11 @@ static inline PyObject *tuple_from(PyObject *const *v, Py_ssize_t n) {
   }
   return t;
 }
+
+/* ---- keras.c (grove.keras) ---- */
+/* Adds the keras_* functions to the module; its state goes in st->keras. */
+int keras_init(PyObject *m, gstate *st);
+void keras_clear(gstate *st);
 
 /* Python-level errors for grove statuses. */
 PyObject *raise_gv(gv_status s, const gv_error *e);

@@ -681,7 +681,7 @@ static int module_exec(PyObject *m) {
   st->ddict_t = import_type("collections", "defaultdict");
   st->deque_t = import_type("collections", "deque");
   if (!st->odict_t || !st->ddict_t || !st->deque_t) return -1;
-  return 0;
+  return keras_init(m, st);
 }
 
 static int module_traverse(PyObject *m, visitproc visit, void *arg) {
@@ -727,6 +727,7 @@ static int module_clear(PyObject *m) {
   Py_CLEAR(st->deque_t);
   Py_CLEAR(st->spec_type);
   Py_CLEAR(st->gen_type);
+  keras_clear(st);
   return 0;
 }
 

@@ -6,7 +6,10 @@ that the differential tests check >= 10,000 generated trees per function in
 well under a minute) and "long" (GROVE_HYPOTHESIS_PROFILE=long: 10x more,
 random seeds) for a local soak run; "quick" (300) for debug-build runs."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -34,3 +37,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get('GROVE_HYPOTHESIS_PROFILE', 'ci'))
+
+# grove.keras's tests against keras: keras's numpy backend (the lightest; keras's
+# tree functions do not depend on the backend), and its config file (keras writes
+# $KERAS_HOME/keras.json on import) in a temporary folder rather than ~/.keras.
+os.environ['KERAS_BACKEND'] = 'numpy'
+if 'KERAS_HOME' not in os.environ:
+    _keras_home = tempfile.mkdtemp(prefix='grove-keras-home-')
+    os.environ['KERAS_HOME'] = _keras_home
+    atexit.register(shutil.rmtree, _keras_home, True)
