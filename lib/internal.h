@@ -442,6 +442,26 @@ gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
 int gv__key_eq(const gv_node *x, const gv_node *y);
 
 /* ---------------------------------------------------------------------------
+ * The key order (keys.c)
+ * ------------------------------------------------------------------------- */
+enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
+/* The class of a key: numbers together, then None, bytes, str, tuple. */
+int gv__key_class(const gv_node *k);
+/* Type name first (NoneType < bool < bytes < float < int < str < tuple), then
+ * gv_key_cmp: the order of a keyset whose keys are of several classes. */
+int gv__key_cmp_mixed(const gv_node *x, const gv_node *y);
+/* Stable bottom-up merge sort of idx[0..n) by keys (tmp has room for n more). */
+void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *keys, int mixed);
+/* A sort key: a 64-bit prefix of the key and its index. */
+typedef struct gv__pk {
+  uint64_t pre;
+  uint32_t idx;
+} gv__pk;
+/* Sorts all-str, all-bytes or all-int keys by prefix first (pk has room for
+ * 2n pairs). */
+void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *keys);
+
+/* ---------------------------------------------------------------------------
  * The rebuild walk (walk.c): an iterative depth-first walk in traversal order
  * that rebuilds containers from their children's results and returns the very
  * same node wherever nothing changed.
