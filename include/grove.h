@@ -197,15 +197,23 @@ typedef enum gv_node_kind {
 
 /* Key order (dict and defaultdict traversal; optree's rule):
  * if all keys are mutually comparable in Python's sense -- numbers (bool, int,
- * float) together, or all str (by code point), or all bytes, or all tuples
- * (element-wise, shorter prefix first) -- they go in natural ascending order;
- * otherwise by the Python type name of the key (NoneType < bool < bytes < float
- * < int < str < tuple), then by value. Where Python itself would give up
- * (incomparable tuple elements), grove compares elements by the same rule, so
- * the order is total and deterministic. NaN sorts after every other number.
+ * float) together, or all str (by code point), or all bytes, or tuples that
+ * Python can compare (by their first pair of elements that are not equal, a
+ * shorter prefix first) -- they go in natural ascending order; otherwise by the
+ * Python type name of the key (NoneType < bool < bytes < float < int < str <
+ * tuple), then by value, and tuples element by element by that same rule (type
+ * name, then value) at every level. So {(1,): .., (b'x',): ..} has (b'x',)
+ * first, as {1: .., b'x': ..} has b'x' first, and the order is always total
+ * and deterministic. optree differs where its own sort gives up (tuples whose
+ * first unequal elements are incomparable): it then keeps the dict's insertion
+ * order, which is not canonical. NaN sorts after every other number.
  * Keys are None, bool, int, float, str, bytes, or tuples of keys (nested at most
  * GV_MAX_KEY_DEPTH deep). Keys equal in Python (1, 1.0 and True) are the same
- * key: repeating one in a dict is GV_EKEY. */
+ * key: repeating one in a dict is GV_EKEY. Key checks are O(1) (a flag set when
+ * a node is made) and comparing two keys of one arena is O(depth x arity)
+ * however much they share: a key tuple holding a bool or an int-valued float
+ * keeps a canonical twin (the same key with ints there), an extra node of the
+ * arena, so that equal keys are found equal by one pointer compare. */
 #define GV_MAX_KEY_DEPTH 64
 
 /* --- leaves (each returns the one interned node for its value) --- */
@@ -269,7 +277,14 @@ GV_API GV_PURE const gv_node *gv_key(const gv_node *n, size_t i);
 /* Insertion index of the i-th child in traversal order (sorted keys for dict
  * and defaultdict, identity for everything else). */
 GV_API GV_PURE size_t gv_order_index(const gv_node *n, size_t i);
-GV_API GV_PURE uint64_t gv_num_leaves(const gv_node *n); /* a leaf counts 1 */
+GV_API GV_PURE uint64_t gv_num_leaves(const gv_node *n); /* a leaf counts 1; metadata 0 */
+/* The size of n written out as a tree, shared subtrees once per occurrence:
+ * one per node (dict keys, field names, type names, factories, maxlens and
+ * custom metadata included) plus one per byte of str and bytes data. It
+ * bounds the work and output of the operations that follow the written-out
+ * tree (see max_output). O(1); saturates at UINT64_MAX; 0 for NULL and
+ * metadata nodes. */
+GV_API GV_PURE uint64_t gv_expanded_size(const gv_node *n);
 GV_API GV_PURE size_t gv_depth(const gv_node *n);        /* leaf 0, container 1 + max child */
 GV_API GV_PURE uint64_t gv_hash(const gv_node *n);       /* stable Merkle hash */
 GV_API GV_PURE unsigned gv_flags(const gv_node *n);
@@ -306,7 +321,13 @@ GV_API GV_PURE const gv_node *gv_keyset_twin(const gv_node *keyset);
  * match as in Python (1, 1.0 and True find one another). O(log n) for dicts
  * (a number in a dict whose keys mix types: O(n)). */
 GV_API const gv_node *gv_get(const gv_node *n, const gv_node *key);
-/* Compare two keys by the key order above (<0, 0, >0). */
+/* Compare two keys by the key order above, as a dict of just x and y orders
+ * them (<0, 0, >0; 0 when equal in Python). Like Python's own comparison of
+ * mixed types this is not transitive across incomparable keys. Nodes that are
+ * not keys sort after every key, by hash. Keys of two different arenas
+ * compare exactly as well; there, equal shared subtuples are compared child by
+ * child (with a small memo), so a key that shares its own subtuples heavily
+ * costs more than within one arena. No recursion, no allocation. */
 GV_API int gv_key_cmp(const gv_node *x, const gv_node *y);
 
 /* ===========================================================================

@@ -224,3 +224,14 @@ void gv_arena_rollback(gv_arena *a, const gv_mark *m) {
 const gv_node *gv_arena_node_at(const gv_arena *a, size_t i) {
   return a && i < a->nentries ? a->entries[i] : NULL;
 }
+
+int gv__arena_owns(const gv_arena *a, const gv_node *n) {
+  if (gv__is_imm(n)) return 1;
+  const char *p = (const char *)(const void *)n;
+  /* the newest chunk first: children are most often recent nodes */
+  for (const gv__chunk *c = a->chunk; c; c = c->prev) {
+    const char *d = (const char *)c + GV__CHUNK_HDR;
+    if (p >= d && p < d + c->used) return 1;
+  }
+  return 0;
+}

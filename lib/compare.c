@@ -22,7 +22,7 @@ void gv__sbuf_printf(gv__sbuf *b, const char *fmt, ...) {
 
 void gv__frames_path(gv__sbuf *b, const gv__frame *frames, size_t n) {
   gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && !b->truncated; i++) {
     const gv_node *node = frames[i].node;
     size_t ix = gv__trav_index(node, frames[i].next - 1);
     if (i) gv__sbuf_put(b, ", ", 2);
@@ -31,27 +31,30 @@ void gv__frames_path(gv__sbuf *b, const gv__frame *frames, size_t n) {
       gv__sbuf_repr_key(b, k);
     else
       gv__sbuf_printf(b, "%zu", ix);
-    if (b->truncated) break;
   }
   if (n == 1) gv__sbuf_put(b, ",", 1);
   gv__sbuf_put(b, ")", 1);
 }
 
+typedef struct frames_ref {
+  const gv__frame *frames;
+  size_t n;
+} frames_ref;
+
+static void frames_writer(gv__sbuf *b, const void *ctx) {
+  const frames_ref *r = ctx;
+  gv__frames_path(b, r->frames, r->n);
+}
+
+gv_status gv__match_fail_cut(gv_error *err, gv_status s, const gv__frame *frames, size_t n,
+                             const char *msg, int msg_cut) {
+  frames_ref r = {frames, n};
+  return gv__err_at(err, s, n ? frames_writer : NULL, &r, msg, msg_cut);
+}
+
 gv_status gv__match_fail(gv_error *err, gv_status s, const gv__frame *frames, size_t n,
                          const char *msg) {
-  if (!err) return s;
-  gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
-  err->msg[0] = '\0';
-  if (n) {
-    gv__sbuf_puts(&b, "at ");
-    gv__frames_path(&b, frames, n);
-    gv__sbuf_puts(&b, ": ");
-  }
-  gv__sbuf_puts(&b, msg);
-  if (b.truncated) memcpy(err->msg + sizeof err->msg - 4, "...", 4);
-  err->status = s;
-  err->line = err->column = err->offset = 0;
-  return s;
+  return gv__match_fail_cut(err, s, frames, n, msg, 0);
 }
 
 /* "list of 2 items", "int", "Point of 2 items" */
@@ -215,7 +218,7 @@ static gv_status match_walk(gv_arena *ar, const gv_node *x, const gv_node *y, in
   gv__vec frames;
   gv__vec_init(&frames, sizeof(gv__frame));
   gv_status s = GV_OK;
-  char buf[400];
+  char buf[sizeof(((gv_error *)0)->msg)];
   gv__sbuf msg = {buf, sizeof buf, 0, 0};
   buf[0] = '\0';
   *ok = 1;
@@ -224,7 +227,7 @@ static gv_status match_walk(gv_arena *ar, const gv_node *x, const gv_node *y, in
     if (a != b && !(prefix && gv__is_leaf(a))) {
       if (!gv__match_node(a, b, &msg)) {
         *ok = 0;
-        gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+        gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
         goto done;
       }
       if (gv__is_container(a) && gv__arity(a) > 0) {

@@ -52,8 +52,44 @@ gv_status gv__oom(gv_error *err) {
   return gv__err(err, GV_ENOMEM, "out of memory budget");
 }
 
+void gv__err_cut(gv_error *err) {
+  if (!err) return;
+  size_t len = strlen(err->msg);
+  if (len + 3 >= sizeof err->msg) len = sizeof err->msg - 4;
+  memcpy(err->msg + len, "...", 4);
+}
+
+gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const void *ctx,
+                     const char *msg, int msg_cut) {
+  if (!err) return s;
+  err->status = s;
+  err->line = err->column = err->offset = 0;
+  err->msg[0] = '\0';
+  gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
+  if (path) {
+    char pb[GV__PATH_TEXT_MAX + 1];
+    gv__sbuf p = {pb, sizeof pb, 0, 0};
+    pb[0] = '\0';
+    path(&p, ctx);
+    gv__sbuf_puts(&b, "at ");
+    if (p.truncated) {
+      gv__sbuf_put(&b, pb, p.len > 3 ? p.len - 3 : 0);
+      gv__sbuf_puts(&b, "...)");
+    } else {
+      gv__sbuf_put(&b, pb, p.len);
+    }
+    gv__sbuf_puts(&b, ": ");
+  }
+  gv__sbuf_puts(&b, msg);
+  if (b.truncated || msg_cut) gv__err_cut(err);
+  return s;
+}
+
 void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n) {
-  if (b->cap == 0) return;
+  if (b->cap == 0) {
+    if (n) b->truncated = 1;
+    return;
+  }
   size_t room = b->cap - 1 - b->len;
   if (n > room) {
     n = room;
@@ -70,7 +106,7 @@ void gv__sbuf_puts(gv__sbuf *b, const char *s) {
 
 void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth) {
   gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < depth; i++) {
+  for (size_t i = 0; i < depth && !b->truncated; i++) {
     if (i) gv__sbuf_put(b, ", ", 2);
     gv__sbuf_repr_key(b, path[i]);
   }

@@ -37,7 +37,12 @@ typedef struct gv__blob {
 } gv__blob;
 
 /* Containers and metadata nodes.
- *   list/tuple:   meta NULL, aux NULL
+ *   list:         meta NULL, aux NULL
+ *   tuple:        meta NULL, or for a key with a number in a non-canonical
+ *                 spelling (GV__F_NCKEY) its canonical twin: the same key
+ *                 with bools and integral floats as ints, so that two keys
+ *                 are equal in Python iff their twins are one node (the twin
+ *                 is not part of the tuple's identity or hash); aux NULL
  *   dict/odict:   meta keyset, aux NULL
  *   ddict:        meta keyset, aux factory (str)
  *   namedtuple:   meta schema, aux NULL
@@ -59,6 +64,7 @@ typedef struct gv__cont {
     uint64_t num_leaves; /* value kinds */
     uint64_t sethash;    /* indexed keysets: the order-free hash of the keys */
   };
+  uint64_t esize; /* the node written out (gv_expanded_size), saturating */
   const gv_node *meta;
   const gv_node *aux;
   union {
@@ -180,15 +186,44 @@ static inline int gv__imm_valid(const gv_node *n) {
   }
 }
 
-static inline unsigned gv__leaf_flags(unsigned kind) {
-  return GV_F_CANONICAL | (kind == GV_STAR ? GV_F_STRUCTURE : 0u) |
-         (kind == GV_NONE ? GV_F_HAS_NONE : 0u);
+/* Internal node flags (gv_flags() shows only the public ones). */
+#define GV__F_PUBLIC 0x1Fu
+#define GV__F_KEY                                                                                  \
+  0x20u /* a key: a hashable leaf, or a tuple of keys at most GV_MAX_KEY_DEPTH deep */
+#define GV__F_NCKEY 0x40u /* a key with a bool or an int-valued float in it (see gv__cont) */
+#define GV__F_KIDS_CANONICAL 0x80u /* every child of this container is GV_F_CANONICAL */
+
+/* A float equal to some int64 (then the int is its canonical spelling as a key). */
+static inline int gv__float_is_int(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d;
+}
+/* Flags of a scalar leaf of the given kind and payload. */
+static inline unsigned gv__leaf_flags_v(unsigned kind, uint64_t u) {
+  unsigned f = GV_F_CANONICAL;
+  switch (kind) {
+  case GV_NONE:
+    return f | GV_F_HAS_NONE | GV__F_KEY;
+  case GV_STAR:
+    return f | GV_F_STRUCTURE;
+  case GV_BOOL:
+    return f | GV__F_KEY | GV__F_NCKEY;
+  case GV_FLOAT:
+    return f | GV__F_KEY | (gv__float_is_int(u) ? GV__F_NCKEY : 0u);
+  case GV_INT:
+  case GV_STR:
+  case GV_BYTES:
+    return f | GV__F_KEY;
+  default: /* handles */
+    return f;
+  }
 }
 static inline unsigned gv__kind(const gv_node *n) {
   return gv__is_imm(n) ? gv__imm_kind(n) : n->kind;
 }
 static inline unsigned gv__flags(const gv_node *n) {
-  return gv__is_imm(n) ? gv__leaf_flags(gv__imm_kind(n)) : n->flags;
+  return gv__is_imm(n) ? gv__leaf_flags_v(gv__imm_kind(n), gv__imm_payload(n)) : n->flags;
 }
 static inline uint32_t gv__arity(const gv_node *n) {
   return gv__is_imm(n) ? 0u : n->arity;
@@ -241,6 +276,21 @@ static inline int gv__is_value(const gv_node *n) {
 /* Leaves under n as flatten counts them (a leaf counts 1). */
 static inline uint64_t gv__num_leaves(const gv_node *n) {
   return gv__is_container(n) ? GV__CONT(n)->num_leaves : 1;
+}
+/* x + y, saturating. */
+static inline uint64_t gv__sat_add(uint64_t x, uint64_t y) {
+  return x > UINT64_MAX - y ? UINT64_MAX : x + y;
+}
+/* gv_expanded_size of any node: 1 per node, + the data bytes of str/bytes. */
+static inline uint64_t gv__esize(const gv_node *n) {
+  if (gv__is_imm(n)) return 1;
+  if (n->kind == GV_STR || n->kind == GV_BYTES) return gv__sat_add(1, GV__BLOB(n)->len);
+  if (n->kind <= GV_STAR) return 1;
+  return GV__CONT(n)->esize;
+}
+/* The canonical twin of a key tuple (itself when it has none). */
+static inline const gv_node *gv__canon(const gv_node *t) {
+  return (t->flags & GV__F_NCKEY) ? GV__CONT(t)->meta : t;
 }
 /* Keyset of a dict kind, or NULL. */
 static inline const gv__cont *gv__keyset_of(const gv_node *n) {
@@ -315,6 +365,18 @@ struct gv_arena {
   void *tmp;
   size_t tmp_cap;
 };
+
+/* Checked builds (GROVE_CHECKED): whether n was allocated by a (immediates
+ * belong to every arena). Constructors refuse children of other arenas. */
+int gv__arena_owns(const gv_arena *a, const gv_node *n);
+#if defined(GROVE_CHECKED)
+#define GV__CHECK_OWNED(a, n, ...)                                                                 \
+  do {                                                                                             \
+    if ((n) && !gv__arena_owns((a), (n))) return gv__err(err, GV_EINVAL, __VA_ARGS__);             \
+  } while (0)
+#else
+#define GV__CHECK_OWNED(a, n, ...) ((void)(a))
+#endif
 
 /* Raw allocation through the hook, counted in the budget. NULL on failure. */
 void *gv__raw_alloc(gv_arena *a, size_t size);
@@ -402,6 +464,8 @@ gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3,
 gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
 /* The standard out-of-budget error. */
 gv_status gv__oom(gv_error *err);
+/* Ends err's message with "..." (it was cut somewhere). */
+void gv__err_cut(gv_error *err);
 
 /* A small append-only text buffer with a fixed capacity (truncates). */
 typedef struct gv__sbuf {
@@ -416,6 +480,15 @@ void gv__sbuf_puts(gv__sbuf *b, const char *s);
 void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
 /* Append a path "(0, 'a')" from entries. */
 void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
+/* Writes a path "(0, 'a')" into b (stopping once b is full). */
+typedef void (*gv__path_writer)(gv__sbuf *b, const void *ctx);
+/* The longest path text an error message shows; longer ones end "...)". */
+#define GV__PATH_TEXT_MAX 320
+/* Fills err with "at PATH: msg" (just msg when path is NULL) and returns s;
+ * msg_cut says msg itself was cut: the message then ends with "...", as it
+ * does when it does not fit. */
+gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const void *ctx,
+                     const char *msg, int msg_cut);
 
 /* ---------------------------------------------------------------------------
  * Node helpers (node.c)
@@ -423,8 +496,6 @@ void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
 /* Entry naming child at insertion index i of container n on a path: an int
  * node for positions, the key for dict kinds and keyed custom nodes. */
 gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
-/* Internal flag: every child of this container is GV_F_CANONICAL. */
-#define GV__F_KIDS_CANONICAL 0x80u
 /* dict or defaultdict n rebuilt with its keyset's sorted twin (children
  * permuted); its hash comes from n's in O(1). */
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
@@ -447,10 +518,18 @@ int gv__key_eq(const gv_node *x, const gv_node *y);
 enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
 /* The class of a key: numbers together, then None, bytes, str, tuple. */
 int gv__key_class(const gv_node *k);
-/* Type name first (NoneType < bool < bytes < float < int < str < tuple), then
- * gv_key_cmp: the order of a keyset whose keys are of several classes. */
+/* The order of a keyset whose keys are not all comparable: by type name
+ * (NoneType < bool < bytes < float < int < str < tuple), then by value, tuples
+ * element by element by the same rule. Total; non-keys after keys. */
 int gv__key_cmp_mixed(const gv_node *x, const gv_node *y);
-/* Stable bottom-up merge sort of idx[0..n) by keys (tmp has room for n more). */
+/* The natural key order (numbers together; tuples by their first pair of
+ * elements unequal in Python). Sets *incomparable (if not NULL) when the
+ * deciding pair is incomparable in Python: the result then orders by class,
+ * a total order that only serves to find repeated keys and such pairs. x and
+ * y must be keys. */
+int gv__key_cmp_nat(const gv_node *x, const gv_node *y, int *incomparable);
+/* Stable bottom-up merge sort of idx[0..n) by keys, naturally or (mixed) by
+ * type name first (tmp has room for n more). */
 void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *keys, int mixed);
 /* A sort key: a 64-bit prefix of the key and its index. */
 typedef struct gv__pk {
@@ -497,7 +576,5 @@ struct gv__walk {
  * Atomic: on failure the arena is rolled back to what it held at the call. */
 gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
                        const gv_node **out, gv_error *err);
-/* The path to the node being visited (frames' positions), as text. */
-void gv__walk_path(gv__walk *w, gv__sbuf *b);
 
 #endif /* GROVE_INTERNAL_H */

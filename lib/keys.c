@@ -79,56 +79,205 @@ static int gv__num_cmp(const gv_node *x, const gv_node *y) {
   return sign * r;
 }
 
-int gv_key_cmp(const gv_node *x, const gv_node *y) {
-  if (x == y) return 0;
-  if (!x || !y) return x ? 1 : -1;
-  int cx = gv__key_class(x), cy = gv__key_class(y);
-  if (cx != cy) return cx < cy ? -1 : 1;
-  switch (cx) {
-  case GV__KC_NONE:
-    return 0;
-  case GV__KC_NUM:
-    return gv__num_cmp(x, y);
-  case GV__KC_BYTES:
-  case GV__KC_STR: {
-    size_t lx = GV__BLOB(x)->len, ly = GV__BLOB(y)->len;
-    int r = memcmp(GV__BLOB(x)->data, GV__BLOB(y)->data, lx < ly ? lx : ly);
-    if (r) return r < 0 ? -1 : 1;
-    return (lx > ly) - (lx < ly);
-  }
-  case GV__KC_TUPLE: { /* bounded: keys nest at most GV_MAX_KEY_DEPTH */
-    size_t nx = x->arity, ny = y->arity;
-    for (size_t i = 0; i < nx && i < ny; i++) {
-      int r = gv_key_cmp(GV__CONT(x)->kids[i], GV__CONT(y)->kids[i]);
-      if (r) return r;
-    }
-    return (nx > ny) - (nx < ny);
-  }
-  default: { /* not keys: by hash, for a total order all the same */
-    uint64_t hx = gv__hash(x), hy = gv__hash(y);
-    return (hx > hy) - (hx < hy);
-  }
+/* Leaves of one kind with the same payload (for canonical leaves -- no bool,
+ * no int-valued float -- that is Python equality too). */
+static int gv__leaf_same(const gv_node *x, const gv_node *y) {
+  switch (gv__kind(x)) {
+  case GV_STR:
+  case GV_BYTES:
+    return GV__BLOB(x)->len == GV__BLOB(y)->len &&
+           memcmp(GV__BLOB(x)->data, GV__BLOB(y)->data, GV__BLOB(x)->len) == 0;
+  case GV_NONE:
+    return 1;
+  default:
+    return gv__sval(x) == gv__sval(y);
   }
 }
 
+/* Whether two key tuples with the same hash and arity are the same value of
+ * the same types (within one arena that is one node; this is for two arenas,
+ * or a hash collision): child by child, over an explicit stack (keys nest at
+ * most GV_MAX_KEY_DEPTH deep), with a small memo of the pairs already found
+ * equal so that shared subtuples are compared once in the common case. */
+static int gv__tuples_same(const gv_node *u0, const gv_node *v0) {
+  struct {
+    const gv_node *u, *v;
+    size_t i;
+  } st[GV_MAX_KEY_DEPTH + 1];
+  struct {
+    const gv_node *u, *v;
+  } memo[64];
+  memset(memo, 0, sizeof memo);
+  size_t d = 1;
+  st[0].u = u0;
+  st[0].v = v0;
+  st[0].i = 0;
+  while (d) {
+    size_t top = d - 1;
+    const gv_node *u = st[top].u, *v = st[top].v;
+    if (st[top].i == u->arity) {
+      size_t h = (size_t)(((gv__word(u) ^ (gv__word(v) * 0x9E3779B97F4A7C15ull)) *
+                           0xBF58476D1CE4E5B9ull) >>
+                          58);
+      memo[h].u = u;
+      memo[h].v = v;
+      d--;
+      continue;
+    }
+    const gv_node *a = GV__CONT(u)->kids[st[top].i], *b = GV__CONT(v)->kids[st[top].i];
+    st[top].i++;
+    if (a == b) continue;
+    if (gv__kind(a) != gv__kind(b)) return 0;
+    if (gv__kind(a) != GV_TUPLE) {
+      if (!gv__leaf_same(a, b)) return 0;
+      continue;
+    }
+    if (a->hash != b->hash || a->arity != b->arity) return 0;
+    size_t h =
+        (size_t)(((gv__word(a) ^ (gv__word(b) * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull) >>
+                 58);
+    if (memo[h].u == a && memo[h].v == b) continue;
+    if (d == GV_MAX_KEY_DEPTH + 1) return 0; /* deeper than a key */
+    st[d].u = a;
+    st[d].v = b;
+    st[d].i = 0;
+    d++;
+  }
+  return 1;
+}
+
+/* The same value of the same types (True and 1 differ). */
+static int gv__key_same(const gv_node *x, const gv_node *y) {
+  if (x == y) return 1;
+  unsigned k = gv__kind(x);
+  if (k != gv__kind(y)) return 0;
+  if (k != GV_TUPLE) return gv__leaf_same(x, y);
+  if (x->hash != y->hash || x->arity != y->arity) return 0;
+  return gv__tuples_same(x, y);
+}
+
+/* Python's x == y for two keys (1 == 1.0 == True; NaN equals NaN here). Key
+ * tuples compare through their canonical twins: within one arena that is one
+ * pointer compare. A non-key equals only itself. */
 int gv__key_eq(const gv_node *x, const gv_node *y) {
-  return gv_key_cmp(x, y) == 0;
+  if (x == y) return 1;
+  if (!x || !y || !(gv__flags(x) & gv__flags(y) & GV__F_KEY)) return 0;
+  int cx = gv__key_class(x);
+  if (cx != gv__key_class(y)) return 0;
+  switch (cx) {
+  case GV__KC_NONE:
+    return 1;
+  case GV__KC_NUM:
+    return gv__num_cmp(x, y) == 0;
+  case GV__KC_BYTES:
+  case GV__KC_STR:
+    return gv__leaf_same(x, y);
+  default:
+    return gv__key_same(gv__canon(x), gv__canon(y));
+  }
+}
+
+/* Orders non-keys (after every key, by hash). Returns 2 when both are keys. */
+static int gv__nonkey_cmp(const gv_node *x, const gv_node *y) {
+  int kx = x && (gv__flags(x) & GV__F_KEY), ky = y && (gv__flags(y) & GV__F_KEY);
+  if (kx && ky) return 2;
+  if (!x || !y) return x ? 1 : -1;
+  if (kx != ky) return kx ? -1 : 1;
+  uint64_t hx = gv__hash(x), hy = gv__hash(y);
+  if (hx != hy) return hx < hy ? -1 : 1;
+  return gv__word(x) < gv__word(y) ? -1 : 1;
+}
+
+/* The natural order: numbers together, str by code point, bytes, tuples by
+ * their first pair of elements that are not equal in Python. Where that pair
+ * (or the keys themselves) are of different classes -- incomparable in
+ * Python -- *incomparable is set and the classes decide (None < numbers <
+ * bytes < str < tuple), so that this is a total order all the same. x and y
+ * are keys. Iterative: a tuple compares as its first unequal pair, so the loop
+ * descends into that pair and never comes back up. */
+int gv__key_cmp_nat(const gv_node *x, const gv_node *y, int *incomparable) {
+  for (;;) {
+    if (x == y) return 0;
+    int cx = gv__key_class(x), cy = gv__key_class(y);
+    if (cx != cy) {
+      if (incomparable) *incomparable = 1;
+      return cx < cy ? -1 : 1;
+    }
+    switch (cx) {
+    case GV__KC_NONE:
+      return 0;
+    case GV__KC_NUM:
+      return gv__num_cmp(x, y);
+    case GV__KC_BYTES:
+    case GV__KC_STR: {
+      size_t lx = GV__BLOB(x)->len, ly = GV__BLOB(y)->len;
+      int r = memcmp(GV__BLOB(x)->data, GV__BLOB(y)->data, lx < ly ? lx : ly);
+      if (r) return r < 0 ? -1 : 1;
+      return (lx > ly) - (lx < ly);
+    }
+    default: {
+      const gv_node *const *a = GV__CONT(x)->kids, *const *b = GV__CONT(y)->kids;
+      size_t nx = x->arity, ny = y->arity, n = nx < ny ? nx : ny, i;
+      for (i = 0; i < n; i++)
+        if (!gv__key_eq(a[i], b[i])) break;
+      if (i == n) return (nx > ny) - (nx < ny);
+      x = a[i];
+      y = b[i];
+    }
+    }
+  }
+}
+
+/* The order of keys that are not all comparable: by type name, then by value
+ * within a type, tuples element by element by the same rule (so True and 1
+ * differ here: type names first). A total order; x and y are keys. */
+static int gv__key_cmp_typed(const gv_node *x, const gv_node *y) {
+  for (;;) {
+    if (x == y) return 0;
+    int rx = gv__type_rank(x), ry = gv__type_rank(y);
+    if (rx != ry) return rx < ry ? -1 : 1;
+    switch (gv__kind(x)) {
+    case GV_NONE:
+      return 0;
+    case GV_BOOL:
+    case GV_INT:
+    case GV_FLOAT:
+      return gv__num_cmp(x, y);
+    case GV_STR:
+    case GV_BYTES:
+      return gv__key_cmp_nat(x, y, NULL);
+    default: {
+      const gv_node *const *a = GV__CONT(x)->kids, *const *b = GV__CONT(y)->kids;
+      size_t nx = x->arity, ny = y->arity, n = nx < ny ? nx : ny, i;
+      for (i = 0; i < n; i++)
+        if (!gv__key_same(a[i], b[i])) break;
+      if (i == n) return (nx > ny) - (nx < ny);
+      x = a[i];
+      y = b[i];
+    }
+    }
+  }
 }
 
 int gv__key_cmp_mixed(const gv_node *x, const gv_node *y) {
-  int rx = gv__type_rank(x), ry = gv__type_rank(y);
-  if (rx != ry) return rx < ry ? -1 : 1;
-  return gv_key_cmp(x, y);
+  int r = gv__nonkey_cmp(x, y);
+  return r != 2 ? r : gv__key_cmp_typed(x, y);
+}
+
+/* As in a dict of just x and y: natural when they are comparable, else by
+ * type name first. */
+int gv_key_cmp(const gv_node *x, const gv_node *y) {
+  if (x == y) return 0;
+  int r = gv__nonkey_cmp(x, y);
+  if (r != 2) return r;
+  int inc = 0;
+  r = gv__key_cmp_nat(x, y, &inc);
+  return inc ? gv__key_cmp_typed(x, y) : r;
 }
 
 bool gv_is_key(const gv_node *n) {
-  if (!n) return false;
-  if (gv__is_imm(n)) return gv__imm_valid(n) && gv__key_class(n) != GV__KC_BAD;
-  if (n->kind != GV_TUPLE) return gv__key_class(n) != GV__KC_BAD;
-  if (GV__CONT(n)->depth > GV_MAX_KEY_DEPTH) return false;
-  for (size_t i = 0; i < n->arity; i++)
-    if (!gv_is_key(GV__CONT(n)->kids[i])) return false;
-  return true;
+  if (!n || (gv__is_imm(n) && !gv__imm_valid(n))) return false;
+  return (gv__flags(n) & GV__F_KEY) != 0;
 }
 
 /* Stable bottom-up merge sort of idx[0..n) (tmp has room for n more). */
@@ -140,7 +289,7 @@ void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *
       size_t i = lo, j = mid, k = lo;
       while (i < mid && j < hi) {
         const gv_node *x = keys[src[i]], *y = keys[src[j]];
-        int r = mixed ? gv__key_cmp_mixed(x, y) : gv_key_cmp(x, y);
+        int r = mixed ? gv__key_cmp_typed(x, y) : gv__key_cmp_nat(x, y, NULL);
         dst[k++] = r <= 0 ? src[i++] : src[j++];
       }
       while (i < mid)
@@ -171,7 +320,7 @@ static uint64_t gv__prefix(const gv_node *k) {
 
 static int gv__pk_le(const gv__pk *x, const gv__pk *y, const gv_node *const *keys) {
   if (x->pre != y->pre) return x->pre < y->pre;
-  return gv_key_cmp(keys[x->idx], keys[y->idx]) <= 0;
+  return gv__key_cmp_nat(keys[x->idx], keys[y->idx], NULL) <= 0;
 }
 
 void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *keys) {

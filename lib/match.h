@@ -18,6 +18,9 @@ void gv__frames_path(gv__sbuf *b, const gv__frame *frames, size_t n);
 /* Fills err with "at PATH: msg" (no prefix when n == 0) and returns s. */
 gv_status gv__match_fail(gv_error *err, gv_status s, const gv__frame *frames, size_t n,
                          const char *msg);
+/* The same for a msg that was itself cut (msg_cut): the message ends "...". */
+gv_status gv__match_fail_cut(gv_error *err, gv_status s, const gv__frame *frames, size_t n,
+                             const char *msg, int msg_cut);
 /* printf into a text buffer (truncating). */
 void gv__sbuf_printf(gv__sbuf *b, const char *fmt, ...) GV_PRINTF(2, 3);
 

@@ -140,7 +140,7 @@ static gv_status gv__leaf_boxed(gv_arena *a, unsigned kind, uint64_t u, const gv
   }
   s->h.hash = c.hash;
   s->h.kind = (uint8_t)kind;
-  s->h.flags = (uint8_t)gv__leaf_flags(kind);
+  s->h.flags = (uint8_t)gv__leaf_flags_v(kind, u);
   s->h.aux16 = 0;
   s->h.arity = 0;
   s->v.u = u;
@@ -240,7 +240,7 @@ gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, con
     return gv__oom(err);
   b->h.hash = c.hash;
   b->h.kind = (uint8_t)kind;
-  b->h.flags = GV_F_CANONICAL;
+  b->h.flags = GV_F_CANONICAL | GV__F_KEY;
   b->h.aux16 = 0;
   b->h.arity = 0;
   b->len = len;
@@ -283,17 +283,19 @@ static unsigned gv__child_flag_mask(unsigned kind) {
 /* What a container learns from its children: leaves, depth, flags. */
 typedef struct gv__kids_info {
   uint64_t leaves;
+  uint64_t esum; /* the children's expanded sizes, saturating */
   size_t depth;
   unsigned all, any;
   int shape;
 } gv__kids_info;
 
-static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t n,
-                               gv__kids_info *ki, gv_error *err) {
+static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *const *kids,
+                               size_t n, gv__kids_info *ki, gv_error *err) {
   int value = gv__is_container_kind(kind);
-  uint64_t leaves = 0;
+  uint64_t leaves = 0, esum = 0;
   size_t depth = 0;
-  unsigned all = GV_F_CANONICAL | GV_F_STRUCTURE, any = kind == GV_LIST ? GV_F_HAS_LIST : 0;
+  unsigned all = GV_F_CANONICAL | GV_F_STRUCTURE | GV__F_KEY;
+  unsigned any = kind == GV_LIST ? GV_F_HAS_LIST : 0;
   int shape = kind == GV_LIST || kind == GV_TUPLE;
   for (size_t i = 0; i < n; i++) {
     const gv_node *k = kids[i];
@@ -303,22 +305,26 @@ static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t
     }
     if (gv__is_imm(k)) {
       if ((gv__word(k) & 0xFFu) == ((GV_INT << 1) | 1u)) { /* the common case: an int */
-        all &= GV_F_CANONICAL;
+        all &= GV_F_CANONICAL | GV__F_KEY;
         leaves++;
+        esum++;
         continue;
       }
       if (!gv__imm_valid(k)) return gv__err(err, GV_EINVAL, "child %zu is not a node", i);
-      unsigned kk = gv__imm_kind(k), f = gv__leaf_flags(kk);
+      unsigned kk = gv__imm_kind(k), f = gv__leaf_flags_v(kk, gv__imm_payload(k));
       all &= f;
-      any |= f & GV_F_HAS_NONE;
+      any |= f & (GV_F_HAS_NONE | GV__F_NCKEY);
       if (kk == GV_FLOAT || kk == GV_HANDLE || kk == GV_STAR) shape = 0;
       leaves++;
+      esum++;
       continue;
     }
     if (value && !gv__is_value(k))
       return gv__err(err, GV_EINVAL, "child %zu is not a value node", i);
+    GV__CHECK_OWNED(a, k, "child %zu is a node of another arena", i);
     all &= k->flags;
-    any |= k->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE);
+    any |= k->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE | GV__F_NCKEY);
+    esum = gv__sat_add(esum, gv__esize(k));
     unsigned kk = k->kind;
     if (shape && kk != GV_INT && kk != GV_BOOL && kk != GV_NONE) shape = 0;
     if (gv__is_leaf_kind(kk)) {
@@ -327,18 +333,48 @@ static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t
     }
     uint64_t nl = GV__CONT(k)->num_leaves;
     size_t d = GV__CONT(k)->depth;
-    if (gv__is_container_kind(kk)) {
+    if (value && gv__is_container_kind(kk)) {
       if (nl > UINT64_MAX - leaves) return gv__err(err, GV_ERANGE, "too many leaves");
       leaves += nl;
     }
     if (d > depth) depth = d;
   }
   ki->leaves = leaves;
+  ki->esum = esum;
   ki->depth = depth + 1;
   ki->all = all;
   ki->any = any;
   ki->shape = shape;
   return GV_OK;
+}
+
+static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                            const gv_node *const *kids, size_t n, const uint64_t *vhash_in,
+                            const gv_node **out, gv_error *err);
+
+/* The canonical twin of a key tuple with children kids: each bool or
+ * int-valued float as an int, each tuple child as its own twin. */
+static gv_status gv__twin(gv_arena *a, const gv_node *const *kids, size_t n, const gv_node **out,
+                          gv_error *err) {
+  const gv_node *small[16], **ck = small;
+  if (n > 16) {
+    if (n > SIZE_MAX / sizeof *ck || !(ck = gv__raw_alloc(a, n * sizeof *ck))) return gv__oom(err);
+  }
+  gv_status s = GV_OK;
+  for (size_t i = 0; i < n && s == GV_OK; i++) {
+    const gv_node *k = kids[i];
+    ck[i] = k;
+    if (!(gv__flags(k) & GV__F_NCKEY)) continue;
+    if (gv__kind(k) == GV_TUPLE)
+      ck[i] = GV__CONT(k)->meta;
+    else if (gv__kind(k) == GV_BOOL)
+      s = gv_int(a, gv__ival(k), &ck[i], err);
+    else
+      s = gv_int(a, (int64_t)gv__fval(k), &ck[i], err);
+  }
+  if (s == GV_OK) s = gv__make_h(a, GV_TUPLE, NULL, NULL, ck, n, NULL, out, err);
+  if (ck != small) gv__raw_free(a, ck, n * sizeof *ck);
+  return s;
 }
 
 /* Interns a container (value kinds: kids must be values) or a metadata node
@@ -348,18 +384,29 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
                             const gv_node **out, gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
   if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
+  if (kind == GV_TUPLE) meta = NULL; /* a template's twin (gv_rebuild): made anew below */
+  GV__CHECK_OWNED(a, meta, "metadata node of another arena");
+  GV__CHECK_OWNED(a, aux, "a node of another arena in the metadata");
   gv__kids_info ki;
-  gv_status st = gv__scan_kids(kind, kids, n, &ki, err);
+  gv_status st = gv__scan_kids(a, kind, kids, n, &ki, err);
   if (st != GV_OK) return st;
   if (ki.depth > a->max_depth || ki.depth > UINT32_MAX)
     return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
   unsigned flags = 0;
   if (gv__is_container_kind(kind)) {
-    flags = (ki.all & gv__child_flag_mask(kind)) | ki.any | (ki.shape ? GV_F_SHAPE : 0);
+    flags = (ki.all & gv__child_flag_mask(kind)) | (ki.any & ~GV__F_NCKEY) |
+            (ki.shape ? GV_F_SHAPE : 0);
     if (ki.all & GV_F_CANONICAL) flags |= GV__F_KIDS_CANONICAL;
     if ((kind == GV_DICT || kind == GV_DDICT) && !(meta->aux16 & GV__KS_SORTED))
       flags &= ~GV_F_CANONICAL;
+    if (kind == GV_TUPLE && (ki.all & GV__F_KEY) && ki.depth <= GV_MAX_KEY_DEPTH)
+      flags |= GV__F_KEY | (ki.any & GV__F_NCKEY);
   }
+  /* expanded size: the node, its children, and what printing it writes of its
+   * metadata (keys, field names, type name, factory, maxlen, custom meta) */
+  uint64_t esize = gv__sat_add(1, ki.esum);
+  if (meta && kind != GV_TUPLE) esize = gv__sat_add(esize, GV__CONT(meta)->esize);
+  if (aux && (kind == GV_DDICT || kind == GV_DEQUE)) esize = gv__sat_add(esize, gv__esize(aux));
   gv__cand c;
   uint64_t vhash = 0;
   if (gv__is_dict_kind(kind)) {
@@ -379,6 +426,10 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
     *out = hit;
     return GV_OK;
   }
+  if (flags & GV__F_NCKEY) { /* a key that needs its canonical twin */
+    st = gv__twin(a, kids, n, &meta, err);
+    if (st != GV_OK) return st;
+  }
   if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
   gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *));
   if (!k) return gv__oom(err);
@@ -390,6 +441,7 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
   k->depth = (uint32_t)ki.depth;
   k->reserved = 0;
   k->num_leaves = ki.leaves;
+  k->esize = esize;
   k->meta = meta;
   k->aux = aux;
   if (gv__is_dict_kind(kind))
@@ -428,7 +480,7 @@ static gv_status gv__keyset_new(gv_arena *a, const gv_node *const *keys, size_t 
   if (twin) { /* the same keys: the same depth */
     ki.depth = GV__CONT(twin)->depth;
   } else {
-    gv_status st = gv__scan_kids(GV_KEYSET, keys, n, &ki, err);
+    gv_status st = gv__scan_kids(a, GV_KEYSET, keys, n, &ki, err);
     if (st != GV_OK) return st;
   }
   int indexed = !perm && n >= GV__KS_INDEX_MIN;
@@ -449,6 +501,7 @@ static gv_status gv__keyset_new(gv_arena *a, const gv_node *const *keys, size_t 
   k->depth = (uint32_t)ki.depth;
   k->reserved = 0;
   k->sethash = sethash;
+  k->esize = twin ? GV__CONT(twin)->esize : gv__sat_add(1, ki.esum);
   k->meta = twin;
   k->aux = NULL;
   k->perm = pcopy;
@@ -556,16 +609,23 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     gv__sort_idx(idx, merge, n, keys, 0);
   }
   for (size_t i = 1; i < n; i++) {
-    if (gv_key_cmp(keys[idx[i - 1]], keys[idx[i]]) == 0) {
-      gv__sbuf b = {err ? err->msg : NULL, err ? sizeof err->msg : 0, 0, 0};
+    /* sorted naturally, a repeated key is next to its twin, and if any two
+     * keys are incomparable in Python then two neighbours are: the keyset is
+     * then ordered by type name first (mixed) */
+    int inc = 0;
+    if (gv__key_cmp_nat(keys[idx[i - 1]], keys[idx[i]], &inc) == 0) {
       if (err) {
+        gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
+        err->msg[0] = '\0';
         gv__sbuf_puts(&b, "repeated key ");
         gv__sbuf_repr_key(&b, keys[idx[i]]);
+        if (b.truncated) gv__err_cut(err);
         err->status = GV_EKEY;
         err->line = err->column = err->offset = 0;
       }
       return GV_EKEY;
     }
+    if (inc) mixed = 1;
   }
   if (mixed) gv__sort_idx(idx, merge, n, keys, 1);
   int is_sorted = 1;
@@ -788,8 +848,11 @@ size_t gv_order_index(const gv_node *n, size_t i) {
   return gv__trav_index(n, i);
 }
 uint64_t gv_num_leaves(const gv_node *n) {
-  if (!n) return 0;
+  if (!gv__is_value(n)) return 0;
   return gv__is_container_kind(gv__kind(n)) ? GV__CONT(n)->num_leaves : 1;
+}
+uint64_t gv_expanded_size(const gv_node *n) {
+  return gv__is_value(n) ? gv__esize(n) : 0;
 }
 size_t gv_depth(const gv_node *n) {
   return n && !gv__is_leaf_kind(gv__kind(n)) ? GV__CONT(n)->depth : 0;
@@ -798,7 +861,7 @@ uint64_t gv_hash(const gv_node *n) {
   return n ? gv__hash(n) : 0;
 }
 unsigned gv_flags(const gv_node *n) {
-  return n ? gv__flags(n) & 0x7Fu : 0;
+  return n ? gv__flags(n) & GV__F_PUBLIC : 0;
 }
 bool gv_is_nested(const gv_node *n) {
   return n && gv__is_container_kind(gv__kind(n));
@@ -893,12 +956,14 @@ const gv_node *gv_keyset_twin(const gv_node *ks) {
 const gv_node *gv_get(const gv_node *n, const gv_node *key) {
   if (!n || !key) return NULL;
   if (gv__is_dict_kind(gv__kind(n))) {
+    if (!gv_is_key(key)) return NULL;
     const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
     int mixed = (ks->h.aux16 & GV__KS_MIXED) != 0;
     size_t lo = 0, hi = gv__arity(n);
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2, ix = ks->perm ? ks->perm[mid] : mid;
-      int r = mixed ? gv__key_cmp_mixed(ks->kids[ix], key) : gv_key_cmp(ks->kids[ix], key);
+      int r =
+          mixed ? gv__key_cmp_mixed(ks->kids[ix], key) : gv__key_cmp_nat(ks->kids[ix], key, NULL);
       if (r == 0) return GV__CONT(n)->kids[ix];
       if (r < 0)
         lo = mid + 1;
@@ -906,10 +971,10 @@ const gv_node *gv_get(const gv_node *n, const gv_node *key) {
         hi = mid;
     }
     /* a mixed keyset ranks bool < float < int first, so a number equal to a
-     * key of another numeric type (1.0 for 1, True for 1) is not where the
-     * search looks: scan for it */
+     * key of another numeric type (1.0 for 1, True for 1), or a tuple holding
+     * one, is not where the search looks: scan for it */
     unsigned kk = gv__kind(key);
-    if (mixed && (kk == GV_BOOL || kk == GV_INT || kk == GV_FLOAT)) {
+    if (mixed && (kk == GV_BOOL || kk == GV_INT || kk == GV_FLOAT || kk == GV_TUPLE)) {
       for (size_t i = 0; i < gv__arity(n); i++)
         if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
     }

@@ -307,6 +307,7 @@ static void put_key(tout *o, const gv_node *k) {
   size_t d = 0;
   const gv_node *cur = k;
   for (;;) {
+    if (o->sb && o->sb->truncated) return; /* an error message is full: stop */
     if (!cur) {
       o_puts(o, "<NULL>");
     } else if (gv__kind(cur) == GV_TUPLE) {
@@ -458,10 +459,10 @@ static int keyed_kind(const gv_node *n) {
 }
 
 /* Path of the child being visited, from the printer's frames. */
-static void frames_path(gv__sbuf *b, const gv__vec *fr) {
-  if (fr->len == 0) return;
-  gv__sbuf_puts(b, "at (");
-  for (size_t d = 0; d < fr->len; d++) {
+static void frames_path(gv__sbuf *b, const void *ctx) {
+  const gv__vec *fr = ctx;
+  gv__sbuf_put(b, "(", 1);
+  for (size_t d = 0; d < fr->len && !b->truncated; d++) {
     const pfr *f = &GV__VEC_AT(fr, pfr, d);
     size_t idx = f->i ? f->i - 1 : 0;
     if (d) gv__sbuf_put(b, ", ", 2);
@@ -474,15 +475,16 @@ static void frames_path(gv__sbuf *b, const gv__vec *fr) {
     }
   }
   if (fr->len == 1) gv__sbuf_put(b, ",", 1);
-  gv__sbuf_puts(b, "): ");
+  gv__sbuf_put(b, ")", 1);
+}
+
+static gv_status print_fail_cut(gv_error *err, const gv__vec *fr, gv_status s, const char *what,
+                                int cut) {
+  return gv__err_at(err, s, fr->len ? frames_path : NULL, fr, what, cut);
 }
 
 static gv_status print_fail(gv_error *err, const gv__vec *fr, gv_status s, const char *what) {
-  char pb[400];
-  gv__sbuf b = {pb, sizeof pb, 0, 0};
-  pb[0] = '\0';
-  frames_path(&b, fr);
-  return gv__err(err, s, "%s%s", pb, what);
+  return print_fail_cut(err, fr, s, what, 0);
 }
 
 static gv_status write_fail(gv_error *err, gv_status s) {
@@ -600,7 +602,7 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
               gv__sbuf_puts(&kb, "key ");
               gv__sbuf_repr_key(&kb, key);
               gv__sbuf_puts(&kb, " is not a str: not representable in JSON");
-              s = print_fail(err, &fr, GV_EINVAL, w);
+              s = print_fail_cut(err, &fr, GV_EINVAL, w, kb.truncated);
               goto done;
             }
           }

@@ -176,7 +176,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
   gv__vec_init(&cur, sizeof(const gv_node *));
   gv__vec_init(&kids, sizeof(const gv_node *));
   gv_status s = GV_OK;
-  char buf[400];
+  char buf[sizeof(((gv_error *)0)->msg)];
   gv__sbuf msg = {buf, sizeof buf, 0, 0};
   buf[0] = '\0';
   if ((s = gv__vec_reserve(a, &cur, m)) != GV_OK) goto oom;
@@ -196,11 +196,11 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
           if (!p->none_is_leaf && gv__kind(c[j]) == GV_NONE) {
             /* None is an empty node here, not the leaf the first tree has */
             gv__sbuf_puts(&msg, "expected a leaf, got None");
-            s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+            s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
             goto done;
           }
           if (!gv__match_node(r, c[j], &msg)) {
-            s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+            s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
             goto done;
           }
         }
@@ -227,7 +227,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
             const char *tn = gv_type_name(c[j], &len);
             gv__sbuf_put(&msg, tn, len);
           }
-          s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+          s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
           goto done;
         }
       }
@@ -235,7 +235,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
     } else {
       for (size_t j = 1; j < m; j++) {
         if (!gv__match_node(r, c[j], &msg)) {
-          s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+          s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
           goto done;
         }
       }

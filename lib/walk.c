@@ -1,8 +1,6 @@
 /* walk.c -- the iterative rebuild walk shared by the single-tree passes. */
 #include "internal.h"
 
-#include <stdio.h>
-
 gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
                        const gv_node **out, gv_error *err) {
   gv__walk w;
@@ -76,24 +74,4 @@ done:
   gv__vec_free(a, &w.kids);
   if (s != GV_OK) gv_arena_rollback(a, &mark);
   return s;
-}
-
-void gv__walk_path(gv__walk *w, gv__sbuf *b) {
-  size_t n = w->frames.len;
-  gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < n; i++) {
-    const gv__frame *f = &GV__VEC_AT(&w->frames, gv__frame, i);
-    size_t ix = gv__trav_index(f->node, f->next - 1);
-    if (i) gv__sbuf_put(b, ", ", 2);
-    const gv_node *k = gv_key(f->node, ix);
-    if (k) {
-      gv__sbuf_repr_key(b, k);
-    } else {
-      char num[24];
-      int m = snprintf(num, sizeof num, "%zu", ix);
-      gv__sbuf_put(b, num, (size_t)m);
-    }
-  }
-  if (n == 1) gv__sbuf_put(b, ",", 1);
-  gv__sbuf_put(b, ")", 1);
 }

@@ -452,12 +452,13 @@ typedef struct w_dec {
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) GV_PRINTF(4, 5);
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) {
   if (!d->err) return s;
-  char buf[400];
+  char buf[sizeof d->err->msg];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   gv__err(d->err, s, "at byte %zu: %s", off, buf);
+  if (n >= (int)sizeof buf) gv__err_cut(d->err);
   d->err->offset = off;
   return s;
 }
@@ -644,7 +645,8 @@ static gv_status d_record(w_dec *d, size_t cur) {
     if (tag == W_DEQUE) {
       size_t moff = d->pos;
       if ((s = d_varint(d, &ml)) != GV_OK) return s;
-      if (ml > (uint64_t)INT64_MAX) return d_fail(d, GV_EWIRE, moff, "deque maxlen out of range");
+      if (ml > (uint64_t)INT64_MAX + 1u) /* maxlen + 1, 0 for None */
+        return d_fail(d, GV_EWIRE, moff, "deque maxlen out of range");
     }
     if ((s = d_count(d, "children", &n)) != GV_OK) return s;
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;

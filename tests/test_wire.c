@@ -554,7 +554,8 @@ Test(wire, bad_header_and_framing) {
   expect_bad("GRV\x01\x01\x30", 6, GV_EWIRE, 5, "unknown record tag 0x30");
   expect_bad("GRV\x01\x01\x04\x82\x00", 8, GV_EWIRE, 6, "overlong varint");
   expect_bad("GRV\x01\x01\x05\x00\x00", 8, GV_EWIRE, 6, "truncated float");
-  expect_bad("GRV\x01\x01\x16\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 17, GV_EWIRE, 6,
+  /* maxlen + 1 = 2^63 + 1 (2^63 is maxlen=2^63-1, which decodes) */
+  expect_bad("GRV\x01\x01\x16\x81\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 17, GV_EWIRE, 6,
              "maxlen");
   /* bad UTF-8 and other constructor refusals name the record */
   expect_bad("GRV\x01\x01\x06\x02\xc3\x28", 9, GV_EWIRE, 5, "record 0 (str)");
