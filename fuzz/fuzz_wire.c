@@ -21,7 +21,8 @@ static gv_status fz_sink(void *ctx, const char *d, size_t n) {
   fz_buf *b = ctx;
   if (n > b->cap - b->len) {
     size_t cap = b->cap ? b->cap : 1024;
-    while (cap - b->len < n) cap *= 2;
+    while (cap - b->len < n)
+      cap *= 2;
     unsigned char *p = realloc(b->p, cap);
     if (!p) return GV_ENOMEM;
     b->p = p;
@@ -33,7 +34,7 @@ static gv_status fz_sink(void *ctx, const char *d, size_t n) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  gv_arena_config cfg = {(size_t)8 << 20, 4096, NULL, 0};
+  gv_arena_config cfg = {(size_t)8 << 20, 4096, NULL, 0, 0};
   gv_arena *a = NULL;
   if (gv_arena_new(&cfg, &a) != GV_OK) abort();
   gv_stats before, after;

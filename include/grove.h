@@ -91,10 +91,10 @@ typedef enum gv_status {
 
 typedef struct gv_error {
   gv_status status;
-  size_t line;    /* GV_EPARSE: 1-based line, else 0 */
-  size_t column;  /* GV_EPARSE: 1-based column (bytes), else 0 */
-  size_t offset;  /* GV_EPARSE / GV_EWIRE: byte offset, else 0 */
-  char msg[512];  /* NUL-terminated message; truncated with "..." if long */
+  size_t line;   /* GV_EPARSE: 1-based line, else 0 */
+  size_t column; /* GV_EPARSE: 1-based column (bytes), else 0 */
+  size_t offset; /* GV_EPARSE / GV_EWIRE: byte offset, else 0 */
+  char msg[512]; /* NUL-terminated message; truncated with "..." if long */
 } gv_error;
 
 /* A static name for a status: "GV_ENOMEM", ... */
@@ -117,6 +117,15 @@ typedef struct gv_arena_config {
   size_t max_depth;          /* 0 = GV_DEFAULT_MAX_DEPTH */
   const gv_allocator *alloc; /* NULL = mimalloc; the struct is copied */
   uint64_t seed;             /* intern-table probing seed (not the stable hash) */
+  /* 0 = unlimited. The operations whose work follows the tree written out
+   * (shared subtrees once per occurrence) refuse, with GV_ERANGE and before
+   * doing anything, a tree whose gv_expanded_size() is larger: gv_print,
+   * gv_print_json, gv_print_str, gv_walk_paths, gv_flatten_with_path (which
+   * also counts the entries of every leaf's path), gv_traverse, gv_map,
+   * gv_map_up_to, gv_map_shape and gv_pack_sequence_as. A small input can
+   * describe a huge tree (a list holding one list twice, 64 times over, is
+   * 2^64 nodes written out): set this when trees come from outside. */
+  uint64_t max_output;
 } gv_arena_config;
 
 #define GV_DEFAULT_MAX_DEPTH ((size_t)1 << 24)
@@ -227,7 +236,8 @@ GV_API GV_NODISCARD gv_status gv_str(gv_arena *a, const char *s, size_t len, con
                                      gv_error *err);
 GV_API GV_NODISCARD gv_status gv_bytes(gv_arena *a, const void *p, size_t len, const gv_node **out,
                                        gv_error *err);
-GV_API GV_NODISCARD gv_status gv_handle(gv_arena *a, uint64_t h, const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_handle(gv_arena *a, uint64_t h, const gv_node **out,
+                                        gv_error *err);
 GV_API GV_NODISCARD gv_status gv_star(gv_arena *a, const gv_node **out, gv_error *err);
 
 /* --- containers: children are nodes of the same arena, given in insertion
@@ -269,7 +279,7 @@ GV_API GV_NODISCARD gv_status gv_rebuild(gv_arena *a, const gv_node *tmpl,
 
 /* --- inspection (O(1), NULL-tolerant) --- */
 GV_API GV_PURE gv_node_kind gv_kind(const gv_node *n);
-GV_API GV_PURE size_t gv_arity(const gv_node *n);  /* children of a container, 0 for leaves */
+GV_API GV_PURE size_t gv_arity(const gv_node *n); /* children of a container, 0 for leaves */
 /* Child i in insertion order. */
 GV_API GV_PURE const gv_node *gv_child(const gv_node *n, size_t i);
 /* Key of child i in insertion order (dicts, keyed custom nodes), else NULL. */
@@ -285,8 +295,8 @@ GV_API GV_PURE uint64_t gv_num_leaves(const gv_node *n); /* a leaf counts 1; met
  * tree (see max_output). O(1); saturates at UINT64_MAX; 0 for NULL and
  * metadata nodes. */
 GV_API GV_PURE uint64_t gv_expanded_size(const gv_node *n);
-GV_API GV_PURE size_t gv_depth(const gv_node *n);        /* leaf 0, container 1 + max child */
-GV_API GV_PURE uint64_t gv_hash(const gv_node *n);       /* stable Merkle hash */
+GV_API GV_PURE size_t gv_depth(const gv_node *n);  /* leaf 0, container 1 + max child */
+GV_API GV_PURE uint64_t gv_hash(const gv_node *n); /* stable Merkle hash */
 GV_API GV_PURE unsigned gv_flags(const gv_node *n);
 GV_API GV_PURE bool gv_is_nested(const gv_node *n); /* true for every container */
 GV_API GV_PURE bool gv_is_leaf(const gv_node *n);
@@ -318,8 +328,8 @@ GV_API GV_PURE bool gv_custom_keyed(const gv_node *n);
 GV_API GV_PURE bool gv_keyset_sorted(const gv_node *keyset);
 GV_API GV_PURE const gv_node *gv_keyset_twin(const gv_node *keyset);
 /* The child under key k of a dict kind or keyed custom node, or NULL. Keys
- * match as in Python (1, 1.0 and True find one another). O(log n) for dicts
- * (a number in a dict whose keys mix types: O(n)). */
+ * match as in Python (1, 1.0 and True find one another). O(log n) (a number,
+ * or a tuple, looked up among keys of mixed types: O(n)). */
 GV_API const gv_node *gv_get(const gv_node *n, const gv_node *key);
 /* Compare two keys by the key order above, as a dict of just x and y orders
  * them (<0, 0, >0; 0 when equal in Python). Like Python's own comparison of
@@ -346,8 +356,8 @@ GV_API GV_NODISCARD gv_status gv_structure(gv_arena *a, const gv_node *t, const 
  * the entries from the root (int nodes for positions, key nodes for keys). */
 typedef gv_status (*gv_path_fn)(void *ctx, const gv_node *const *path, size_t depth,
                                 const gv_node *leaf);
-GV_API GV_NODISCARD gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn,
-                                            void *ctx, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx,
+                                            gv_error *err);
 /* A list of (path, leaf) tuples, path a tuple of entries. */
 GV_API GV_NODISCARD gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t,
                                                    const gv_node **out, gv_error *err);
@@ -368,8 +378,8 @@ typedef enum gv_visit {
   GV_VISIT_REPLACE   /* the subtree becomes *replacement (top-down: not descended) */
 } gv_visit;
 
-typedef gv_status (*gv_traverse_fn)(void *ctx, gv_arena *a, const gv_node *node,
-                                    gv_visit *action, const gv_node **replacement);
+typedef gv_status (*gv_traverse_fn)(void *ctx, gv_arena *a, const gv_node *node, gv_visit *action,
+                                    const gv_node **replacement);
 GV_API GV_NODISCARD gv_status gv_traverse(gv_arena *a, const gv_node *t, bool top_down,
                                           gv_traverse_fn fn, void *ctx, const gv_node **out,
                                           gv_error *err);
@@ -379,15 +389,15 @@ GV_API GV_NODISCARD gv_status gv_traverse(gv_arena *a, const gv_node *t, bool to
 typedef gv_status (*gv_map_fn)(void *ctx, gv_arena *a, const gv_node *const *values, size_t n,
                                const gv_node **out);
 GV_API GV_NODISCARD gv_status gv_map(gv_arena *a, gv_map_fn f, void *ctx,
-                                     const gv_node *const *trees, size_t ntrees,
-                                     bool none_is_leaf, const gv_node **out, gv_error *err);
+                                     const gv_node *const *trees, size_t ntrees, bool none_is_leaf,
+                                     const gv_node **out, gv_error *err);
 GV_API GV_NODISCARD gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f,
                                            void *ctx, const gv_node *const *trees, size_t ntrees,
                                            const gv_node **out, gv_error *err);
 GV_API GV_NODISCARD gv_status gv_map_shape(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *t,
                                            const gv_node **out, gv_error *err);
-GV_API GV_NODISCARD gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t,
-                                                 const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t, const gv_node **out,
+                                                 gv_error *err);
 /* The ordering pass. changed may be NULL; *changed == (*out != t). */
 GV_API GV_NODISCARD gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out,
                                        bool *changed, gv_error *err);
@@ -398,14 +408,14 @@ GV_API GV_NODISCARD gv_status gv_order(gv_arena *a, const gv_node *t, const gv_n
 
 /* GV_OK if b matches a (SEMANTICS.md's match relation), else GV_EMISMATCH with
  * "at PATH: ..." in err. */
-GV_API GV_NODISCARD gv_status gv_same_structure(gv_arena *a, const gv_node *x, const gv_node *y,
-                                                gv_error *err);
+GV_API GV_NODISCARD gv_status gv_same_structure(const gv_arena *a, const gv_node *x,
+                                                const gv_node *y, gv_error *err);
 /* GV_OK if the path sets are equal, else GV_EMISMATCH listing both differences. */
-GV_API GV_NODISCARD gv_status gv_same_paths(gv_arena *a, const gv_node *x, const gv_node *y,
+GV_API GV_NODISCARD gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y,
                                             gv_error *err);
 /* *result: t matches shallow down to shallow's leaves (map_up_to would accept it). */
-GV_API GV_NODISCARD gv_status gv_is_prefix(gv_arena *a, const gv_node *shallow, const gv_node *t,
-                                           bool *result, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow,
+                                           const gv_node *t, bool *result, gv_error *err);
 
 /* ===========================================================================
  * Text: literal notation (a superset of JSON) and printers
@@ -418,11 +428,11 @@ GV_API GV_NODISCARD gv_status gv_parse(gv_arena *a, const char *text, size_t len
                                        const gv_node **out, gv_error *err);
 /* Python repr style (../shared/CLI.md). Scratch memory counts toward the
  * arena's budget during the call and is released after it. */
-GV_API GV_NODISCARD gv_status gv_print(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
-                                       gv_error *err);
+GV_API GV_NODISCARD gv_status gv_print(const gv_arena *a, const gv_node *n, gv_write_fn w,
+                                       void *ctx, gv_error *err);
 /* JSON; GV_EINVAL where the tree has no JSON form (bytes, handles, *, nan,
  * inf, non-str keys). Dicts print in insertion order. */
-GV_API GV_NODISCARD gv_status gv_print_json(gv_arena *a, const gv_node *n, gv_write_fn w,
+GV_API GV_NODISCARD gv_status gv_print_json(const gv_arena *a, const gv_node *n, gv_write_fn w,
                                             void *ctx, gv_error *err);
 /* Either printer into a NUL-terminated string owned by the arena. */
 GV_API GV_NODISCARD gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json,
@@ -432,13 +442,13 @@ GV_API GV_NODISCARD gv_status gv_print_str(gv_arena *a, const gv_node *n, bool j
  * Wire: binary format and fingerprints
  * =========================================================================== */
 
-GV_API GV_NODISCARD gv_status gv_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
-                                        gv_error *err);
+GV_API GV_NODISCARD gv_status gv_encode(const gv_arena *a, const gv_node *n, gv_write_fn w,
+                                        void *ctx, gv_error *err);
 GV_API GV_NODISCARD gv_status gv_decode(gv_arena *a, const void *data, size_t len,
                                         const gv_node **out, gv_error *err);
 /* XXH3-128 of the canonical encoding, stable across arenas, processes,
  * machines and releases of one format version. */
-GV_API GV_NODISCARD gv_status gv_fingerprint(gv_arena *a, const gv_node *n, uint8_t out[16],
+GV_API GV_NODISCARD gv_status gv_fingerprint(const gv_arena *a, const gv_node *n, uint8_t out[16],
                                              gv_error *err);
 
 #ifdef __cplusplus

@@ -126,7 +126,8 @@ void *gv__tmp(gv_arena *a, size_t size) {
 }
 
 gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
-  gv_arena_config def = {0, 0, NULL, 0};
+  gv_arena_config def;
+  memset(&def, 0, sizeof def);
   if (!out) return GV_EINVAL;
   *out = NULL;
   if (!cfg) cfg = &def;
@@ -143,6 +144,7 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
   a->max_bytes = cfg->max_bytes;
   a->max_depth = cfg->max_depth ? cfg->max_depth : GV_DEFAULT_MAX_DEPTH;
   a->seed = cfg->seed;
+  a->max_output = cfg->max_output;
   a->reserved = sizeof *a;
   *out = a;
   return GV_OK;
@@ -234,4 +236,17 @@ int gv__arena_owns(const gv_arena *a, const gv_node *n) {
     if (p >= d && p < d + c->used) return 1;
   }
   return 0;
+}
+
+gv_status gv__check_output(const gv_arena *a, uint64_t size, gv_error *err) {
+  if (!a->max_output || size <= a->max_output) return GV_OK;
+  if (size == UINT64_MAX)
+    return gv__err(err, GV_ERANGE,
+                   "output too large: the tree written out is at least %llu nodes and bytes, "
+                   "max_output is %llu",
+                   (unsigned long long)size, (unsigned long long)a->max_output);
+  return gv__err(err, GV_ERANGE,
+                 "output too large: the tree written out is %llu nodes and bytes, max_output "
+                 "is %llu",
+                 (unsigned long long)size, (unsigned long long)a->max_output);
 }

@@ -1,4 +1,4 @@
-/* errors.c -- status names, error messages, small text buffers, scratch vectors. */
+/* errors.c -- status names, error messages, small text buffers. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -114,25 +114,10 @@ void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth) {
   gv__sbuf_put(b, ")", 1);
 }
 
-gv_status gv__vec_reserve(gv_arena *a, gv__vec *v, size_t extra) {
-  if (v->cap - v->len >= extra) return GV_OK;
-  size_t need = v->len + extra;
-  if (need < v->len) return GV_ENOMEM;
-  size_t cap = v->cap ? v->cap : 16;
-  while (cap < need) {
-    if (cap > SIZE_MAX / 2) return GV_ENOMEM;
-    cap *= 2;
-  }
-  if (cap > SIZE_MAX / v->elem) return GV_ENOMEM;
-  void *p = gv__raw_realloc(a, v->p, v->cap * v->elem, cap * v->elem);
-  if (!p) return GV_ENOMEM;
-  v->p = p;
-  v->cap = cap;
+gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  if (!t) return gv__err(err, GV_EINVAL, "NULL tree");
+  if (!gv__is_value(t))
+    return gv__err(err, GV_EINVAL, "the tree is not a value node (a %s)", gv_type_name(t, NULL));
   return GV_OK;
-}
-
-void gv__vec_free(gv_arena *a, gv__vec *v) {
-  if (v->p) gv__raw_free(a, v->p, v->cap * v->elem);
-  v->p = NULL;
-  v->len = v->cap = 0;
 }

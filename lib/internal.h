@@ -346,6 +346,7 @@ struct gv_arena {
   gv_allocator alloc;
   size_t max_bytes;
   size_t max_depth;
+  uint64_t max_output;
   uint64_t seed;
   size_t reserved; /* bytes held from the allocator, this struct included */
   size_t used;     /* bump bytes handed out */
@@ -377,6 +378,10 @@ int gv__arena_owns(const gv_arena *a, const gv_node *n);
 #else
 #define GV__CHECK_OWNED(a, n, ...) ((void)(a))
 #endif
+
+/* GV_ERANGE (and the message) when an output of the given expanded size is
+ * over the arena's max_output. */
+gv_status gv__check_output(const gv_arena *a, uint64_t size, gv_error *err);
 
 /* Raw allocation through the hook, counted in the budget. NULL on failure. */
 void *gv__raw_alloc(gv_arena *a, size_t size);
@@ -430,31 +435,95 @@ static inline int gv__snap_eq(const gv__snapshot *x, const gv__snapshot *y) {
 }
 
 /* ---------------------------------------------------------------------------
- * Growable scratch vector, memory from the arena's allocator and counted in
- * its budget while held. Always gv__vec_free it (on every path).
+ * Scratch memory of one call (memo.c). Writers -- calls that may build nodes
+ * -- count it in the arena's budget while they hold it. Readers take it
+ * straight from the arena's allocator hook and never touch the arena itself
+ * (not its counters, table or chunks), so any number of readers may run while
+ * one writer builds; their scratch is not counted in max_bytes.
  * ------------------------------------------------------------------------- */
+typedef struct gv__mem {
+  gv_arena *w;            /* a writer's arena (counted), or NULL */
+  const gv_allocator *al; /* a reader's hook (not counted) */
+} gv__mem;
+static inline gv__mem gv__mem_writer(gv_arena *a) {
+  gv__mem m = {a, NULL};
+  return m;
+}
+static inline gv__mem gv__mem_reader(const gv_arena *a) {
+  gv__mem m = {NULL, &a->alloc};
+  return m;
+}
+/* realloc-style (new_size 0 frees); NULL on failure. */
+void *gv__mem_realloc(gv__mem m, void *p, size_t old_size, size_t new_size);
+
+/* Growable scratch vector. It may start in a caller's buffer (fixed: never
+ * freed or resized in place; copied out when it grows). Always free it. */
 typedef struct gv__vec {
   void *p;
   size_t len, cap; /* in elements */
   size_t elem;
+  int fixed; /* p is the caller's buffer */
 } gv__vec;
 static inline void gv__vec_init(gv__vec *v, size_t elem) {
   v->p = NULL;
   v->len = v->cap = 0;
   v->elem = elem;
+  v->fixed = 0;
 }
-gv_status gv__vec_reserve(gv_arena *a, gv__vec *v, size_t extra);
-void gv__vec_free(gv_arena *a, gv__vec *v);
-static inline gv_status gv__vec_push(gv_arena *a, gv__vec *v, const void *x) {
+static inline void gv__vec_init_buf(gv__vec *v, size_t elem, void *buf, size_t cap) {
+  v->p = buf;
+  v->len = 0;
+  v->cap = cap;
+  v->elem = elem;
+  v->fixed = 1;
+}
+gv_status gv__mvec_reserve(gv__mem m, gv__vec *v, size_t extra);
+void gv__mvec_free(gv__mem m, gv__vec *v);
+static inline gv_status gv__mvec_push(gv__mem m, gv__vec *v, const void *x) {
   if (v->len == v->cap) {
-    gv_status s = gv__vec_reserve(a, v, 1);
+    gv_status s = gv__mvec_reserve(m, v, 1);
     if (s != GV_OK) return s;
   }
   memcpy((char *)v->p + v->len * v->elem, x, v->elem);
   v->len++;
   return GV_OK;
 }
+/* The writer's forms: memory counted in a's budget. */
+static inline gv_status gv__vec_reserve(gv_arena *a, gv__vec *v, size_t extra) {
+  return gv__mvec_reserve(gv__mem_writer(a), v, extra);
+}
+static inline void gv__vec_free(gv_arena *a, gv__vec *v) {
+  gv__mvec_free(gv__mem_writer(a), v);
+}
+static inline gv_status gv__vec_push(gv_arena *a, gv__vec *v, const void *x) {
+  return gv__mvec_push(gv__mem_writer(a), v, x);
+}
 #define GV__VEC_AT(v, T, i) (((T *)(v)->p)[i])
+
+/* The memo of one call: pointer pair -> small value, open addressing. Every
+ * per-node pass memoizes the containers whose expanded size is at least
+ * GV__MEMO_MIN, so its work is O(GV__MEMO_MIN x distinct nodes) however much
+ * a tree shares (smaller subtrees are cheaper to walk again than to look up). */
+#define GV__MEMO_MIN 32
+typedef struct gv__memo_ent {
+  const void *x, *y;
+  uintptr_t v;
+} gv__memo_ent;
+typedef struct gv__memo {
+  gv__memo_ent *t;
+  size_t cap, len; /* cap a power of two, or 0 */
+  gv__mem mem;
+} gv__memo;
+static inline void gv__memo_init(gv__memo *m, gv__mem mem) {
+  m->t = NULL;
+  m->cap = m->len = 0;
+  m->mem = mem;
+}
+/* The entry of (x, y), or NULL. */
+gv__memo_ent *gv__memo_get(const gv__memo *m, const void *x, const void *y);
+/* Sets the value of (x, y) (adding the pair). GV_ENOMEM on failure. */
+gv_status gv__memo_put(gv__memo *m, const void *x, const void *y, uintptr_t v);
+void gv__memo_free(gv__memo *m);
 
 /* ---------------------------------------------------------------------------
  * Errors
@@ -464,6 +533,9 @@ gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3,
 gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
 /* The standard out-of-budget error. */
 gv_status gv__oom(gv_error *err);
+/* GV_EINVAL unless a is an arena and t a value node (not NULL, not a
+ * metadata node, not a forged word). */
+gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
 /* Ends err's message with "..." (it was cut somewhere). */
 void gv__err_cut(gv_error *err);
 
@@ -511,6 +583,14 @@ gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
                        const gv_node **out, gv_error *err);
 /* Python-equal keys (1 == 1.0 == True). */
 int gv__key_eq(const gv_node *x, const gv_node *y);
+/* The same key value of the same types (1, 1.0 and True differ): one node
+ * within an arena; x and y are keys. */
+int gv__key_same(const gv_node *x, const gv_node *y);
+/* Leaves of one kind with the same payload. */
+int gv__leaf_same(const gv_node *x, const gv_node *y);
+/* The insertion index of the key Python-equal to key in keyset ks, or
+ * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
+size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
 
 /* ---------------------------------------------------------------------------
  * The key order (keys.c)
@@ -561,6 +641,9 @@ typedef struct gv__walk_ops {
   /* Called after a container's children: rebuilt is n itself when no child
    * result differs. NULL post means *res = rebuilt. */
   gv_status (*post)(gv__walk *w, const gv_node *n, const gv_node *rebuilt, const gv_node **res);
+  /* The result depends on the node alone (no callback, no position): large
+   * subtrees are then memoized, and a shared one is walked once. */
+  int memo;
 } gv__walk_ops;
 
 struct gv__walk {

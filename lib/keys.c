@@ -81,7 +81,7 @@ static int gv__num_cmp(const gv_node *x, const gv_node *y) {
 
 /* Leaves of one kind with the same payload (for canonical leaves -- no bool,
  * no int-valued float -- that is Python equality too). */
-static int gv__leaf_same(const gv_node *x, const gv_node *y) {
+int gv__leaf_same(const gv_node *x, const gv_node *y) {
   switch (gv__kind(x)) {
   case GV_STR:
   case GV_BYTES:
@@ -147,7 +147,7 @@ static int gv__tuples_same(const gv_node *u0, const gv_node *v0) {
 }
 
 /* The same value of the same types (True and 1 differ). */
-static int gv__key_same(const gv_node *x, const gv_node *y) {
+int gv__key_same(const gv_node *x, const gv_node *y) {
   if (x == y) return 1;
   unsigned k = gv__kind(x);
   if (k != gv__kind(y)) return 0;

@@ -7,8 +7,13 @@
 /* One step of SEMANTICS.md's match relation: does b match the reference a at
  * this node (children not looked at)? When a is a leaf, rule 1 applies (b must
  * be a leaf); callers that do not apply rule 1 (map_up_to) must not call it on
- * leaves. Returns 1 on a match; otherwise 0 with the message (no path) in msg. */
-int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg);
+ * leaves. Returns 1 on a match; otherwise 0 with the message (no path) in
+ * msg, or -1 when out of memory (namedtuple and custom types of two arenas
+ * are compared by value, with scratch from memo). */
+int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf *msg);
+/* Exact equality of two nodes, possibly of two arenas (kind, payload,
+ * metadata, children): 1, 0, or -1 when out of memory. Memoized in memo. */
+int gv__same_value(gv__memo *memo, const gv_node *x, const gv_node *y);
 /* The child of b paired with a's child at traversal position i (a and b
  * matched by gv__match_node). */
 const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i);

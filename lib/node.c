@@ -953,39 +953,41 @@ const gv_node *gv_keyset_twin(const gv_node *ks) {
   return GV__CONT(ks)->meta ? GV__CONT(ks)->meta : ks;
 }
 
+size_t gv__keyset_find(const gv_node *ksn, const gv_node *key) {
+  if (!gv_is_key(key)) return SIZE_MAX;
+  const gv__cont *ks = GV__CONT(ksn);
+  int mixed = (ks->h.aux16 & GV__KS_MIXED) != 0;
+  size_t lo = 0, hi = ks->h.arity;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2, ix = ks->perm ? ks->perm[mid] : mid;
+    int r = mixed ? gv__key_cmp_mixed(ks->kids[ix], key) : gv__key_cmp_nat(ks->kids[ix], key, NULL);
+    if (r == 0) return ix;
+    if (r < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  /* a mixed keyset ranks bool < float < int first, so a number equal to a
+   * key of another numeric type (1.0 for 1, True for 1), or a tuple holding
+   * one, is not where the search looks: scan for it */
+  unsigned kk = gv__kind(key);
+  if (mixed && (kk == GV_BOOL || kk == GV_INT || kk == GV_FLOAT || kk == GV_TUPLE)) {
+    for (size_t i = 0; i < ks->h.arity; i++)
+      if (gv__key_eq(ks->kids[i], key)) return i;
+  }
+  return SIZE_MAX;
+}
+
 const gv_node *gv_get(const gv_node *n, const gv_node *key) {
   if (!n || !key) return NULL;
-  if (gv__is_dict_kind(gv__kind(n))) {
-    if (!gv_is_key(key)) return NULL;
-    const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
-    int mixed = (ks->h.aux16 & GV__KS_MIXED) != 0;
-    size_t lo = 0, hi = gv__arity(n);
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2, ix = ks->perm ? ks->perm[mid] : mid;
-      int r =
-          mixed ? gv__key_cmp_mixed(ks->kids[ix], key) : gv__key_cmp_nat(ks->kids[ix], key, NULL);
-      if (r == 0) return GV__CONT(n)->kids[ix];
-      if (r < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    /* a mixed keyset ranks bool < float < int first, so a number equal to a
-     * key of another numeric type (1.0 for 1, True for 1), or a tuple holding
-     * one, is not where the search looks: scan for it */
-    unsigned kk = gv__kind(key);
-    if (mixed && (kk == GV_BOOL || kk == GV_INT || kk == GV_FLOAT || kk == GV_TUPLE)) {
-      for (size_t i = 0; i < gv__arity(n); i++)
-        if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
-    }
-    return NULL;
-  }
-  if (gv_custom_keyed(n)) {
-    const gv__cont *ks = GV__CONT(GV__CONT(GV__CONT(n)->meta)->kids[1]);
-    for (size_t i = 0; i < gv__arity(n); i++)
-      if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
-  }
-  return NULL;
+  const gv_node *ks = NULL;
+  if (gv__is_dict_kind(gv__kind(n)))
+    ks = GV__CONT(n)->meta;
+  else if (gv__kind(n) == GV_CUSTOM)
+    ks = GV__CONT(GV__CONT(n)->meta)->kids[1];
+  if (!ks) return NULL;
+  size_t ix = gv__keyset_find(ks, key);
+  return ix == SIZE_MAX ? NULL : GV__CONT(n)->kids[ix];
 }
 
 gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out) {

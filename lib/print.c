@@ -492,9 +492,10 @@ static gv_status write_fail(gv_error *err, gv_status s) {
   return gv__err(err, s, "output callback failed (%s)", gv_status_name(s));
 }
 
-static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error *err) {
+static gv_status print_repr(gv__mem mem, const gv_node *root, tout *o, gv_error *err) {
+  pfr fbuf[32];
   gv__vec fr;
-  gv__vec_init(&fr, sizeof(pfr));
+  gv__vec_init_buf(&fr, sizeof(pfr), fbuf, 32);
   gv_status s = GV_OK;
   const gv_node *v = root;
   for (;;) {
@@ -504,7 +505,7 @@ static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error 
         put_scalar(o, v);
       } else if (gv__is_container(v)) {
         pfr f = {v, 0};
-        if (gv__vec_push(a, &fr, &f) != GV_OK) {
+        if (gv__mvec_push(mem, &fr, &f) != GV_OK) {
           s = gv__oom(err);
           break;
         }
@@ -550,15 +551,16 @@ static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error 
     repr_close(o, n);
     fr.len--;
   }
-  gv__vec_free(a, &fr);
+  gv__mvec_free(mem, &fr);
   if (s == GV_OK) o_flush(o);
   if (s == GV_OK && o->st != GV_OK) s = write_fail(err, o->st);
   return s;
 }
 
-static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error *err) {
+static gv_status print_json(gv__mem mem, const gv_node *root, tout *o, gv_error *err) {
+  pfr fbuf[32];
   gv__vec fr;
-  gv__vec_init(&fr, sizeof(pfr));
+  gv__vec_init_buf(&fr, sizeof(pfr), fbuf, 32);
   gv_status s = GV_OK;
   const gv_node *v = root;
   char b[48];
@@ -608,7 +610,7 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
           }
         }
         pfr f = {v, 0};
-        if (gv__vec_push(a, &fr, &f) != GV_OK) {
+        if (gv__mvec_push(mem, &fr, &f) != GV_OK) {
           s = gv__oom(err);
           goto done;
         }
@@ -640,18 +642,22 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
     fr.len--;
   }
 done:
-  gv__vec_free(a, &fr);
+  gv__mvec_free(mem, &fr);
   if (s == GV_OK) o_flush(o);
   if (s == GV_OK && o->st != GV_OK) s = write_fail(err, o->st);
   return s;
 }
 
-static gv_status print_any(gv_arena *a, const gv_node *n, bool json, gv_write_fn w, void *ctx,
+static gv_status print_any(const gv_arena *a, const gv_node *n, bool json, gv_write_fn w, void *ctx,
                            gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!n) return gv__err(err, GV_EINVAL, "NULL node");
   if (gv__is_imm(n) && !gv__imm_valid(n)) return gv__err(err, GV_EINVAL, "not a node");
   if (!w) return gv__err(err, GV_EINVAL, "NULL writer");
+  if (gv__is_value(n)) { /* metadata nodes are refused below, with their path */
+    gv_status s = gv__check_output(a, gv__esize(n), err);
+    if (s != GV_OK) return s;
+  }
   char buf[TOUT_CAP];
   tout o;
   memset(&o, 0, sizeof o);
@@ -659,17 +665,16 @@ static gv_status print_any(gv_arena *a, const gv_node *n, bool json, gv_write_fn
   o.cap = sizeof buf;
   o.w = w;
   o.ctx = ctx;
-  gv_mark m = gv_arena_mark(a);
-  gv_status s = json ? print_json(a, n, &o, err) : print_repr(a, n, &o, err);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
-  return s;
+  gv__mem mem = gv__mem_reader(a);
+  return json ? print_json(mem, n, &o, err) : print_repr(mem, n, &o, err);
 }
 
-gv_status gv_print(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+gv_status gv_print(const gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
   return print_any(a, n, false, w, ctx, err);
 }
 
-gv_status gv_print_json(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+gv_status gv_print_json(const gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
+                        gv_error *err) {
   return print_any(a, n, true, w, ctx, err);
 }
 

@@ -10,6 +10,8 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
   gv__vec_init(&w.frames, sizeof(gv__frame));
   gv__vec_init(&w.vals, sizeof(const gv_node *));
   gv__vec_init(&w.kids, sizeof(const gv_node *));
+  gv__memo memo;
+  gv__memo_init(&memo, gv__mem_writer(a));
   gv_status s = GV_OK;
   gv_mark mark = gv_arena_mark(a);
   const gv_node *node = root;
@@ -17,8 +19,17 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
     /* visit node */
     int descend = 1;
     const gv_node *res = node;
-    s = ops->pre(&w, node, &descend, &res);
-    if (s != GV_OK) goto done;
+    int big = ops->memo && gv__is_container(node) && gv__esize(node) >= GV__MEMO_MIN;
+    const gv__memo_ent *me = big ? gv__memo_get(&memo, node, node) : NULL;
+    if (me) { /* a shared subtree already done */
+      res = (const gv_node *)me->v;
+      descend = 0;
+    } else {
+      s = ops->pre(&w, node, &descend, &res);
+      if (s != GV_OK) goto done;
+      if (big && !descend && (s = gv__memo_put(&memo, node, node, (uintptr_t)res)) != GV_OK)
+        goto oom;
+    }
     if (descend && gv__is_container(node) && node->arity > 0) {
       gv__frame f = {node, 0, w.vals.len, 0};
       if ((s = gv__vec_push(a, &w.frames, &f)) != GV_OK) goto oom;
@@ -60,6 +71,9 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
       if (ops->post) {
         if ((s = ops->post(&w, p, rebuilt, &r)) != GV_OK) goto done;
       }
+      if (ops->memo && gv__esize(p) >= GV__MEMO_MIN &&
+          (s = gv__memo_put(&memo, p, p, (uintptr_t)r)) != GV_OK)
+        goto oom;
       w.vals.len = f->base;
       w.frames.len--;
       GV__VEC_AT(&w.vals, const gv_node *, w.vals.len) = r; /* room: base < old len */
@@ -72,6 +86,7 @@ done:
   gv__vec_free(a, &w.frames);
   gv__vec_free(a, &w.vals);
   gv__vec_free(a, &w.kids);
+  gv__memo_free(&memo);
   if (s != GV_OK) gv_arena_rollback(a, &mark);
   return s;
 }

@@ -107,7 +107,7 @@ static void fx_init(void) {
   memset(&F, 0, sizeof F);
   F.al.realloc = h_realloc;
   F.al.ctx = &F.h;
-  gv_arena_config cfg = {0, 0, &F.al, 7};
+  gv_arena_config cfg = {0, 0, &F.al, 7, 0};
   cr_assert_eq(gv_arena_new(&cfg, &F.a), GV_OK);
   /* x: 50 keys in reverse order, each [i, (i, 'vI'), {'z': i, 'a': None}] */
   char *w = F.text;
@@ -531,7 +531,7 @@ Test(faults, reserved_matches_allocator_after_failures) {
   bal b;
   memset(&b, 0, sizeof b);
   gv_allocator al = {b_realloc, &b};
-  gv_arena_config cfg = {0, 0, &al, 0};
+  gv_arena_config cfg = {0, 0, &al, 0, 0};
   gv_arena *a = NULL;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *t = t_parse(a, "[{'b': [1, 2], 'a': (3, 'x')}, deque([4]), P(x=5)]");

@@ -18,9 +18,11 @@
  * ------------------------------------------------------------------------- */
 
 static int g_write_failed;
+static uint64_t g_out_bytes; /* written so far (flatten-with-path checks it) */
 
 static gv_status w_stdout(void *ctx, const char *data, size_t len) {
   (void)ctx;
+  g_out_bytes += len;
   if (len && fwrite(data, 1, len, stdout) != len) {
     g_write_failed = 1;
     return GV_EINVAL;
@@ -29,6 +31,7 @@ static gv_status w_stdout(void *ctx, const char *data, size_t len) {
 }
 
 static void out_s(const char *s) {
+  g_out_bytes += strlen(s);
   if (fputs(s, stdout) == EOF) g_write_failed = 1;
 }
 
@@ -63,6 +66,8 @@ static const char HELP[] =
     "options:\n"
     "  --json                    print JSON instead of literal notation\n"
     "  --max-bytes N             bound the arena to N bytes (0: unlimited)\n"
+    "  --max-output N            refuse trees larger than N written out (nodes + str/bytes\n"
+    "                            bytes; default 100000000; 0: unlimited)\n"
     "  --none-is-leaf=false      map: None is an empty node (default true)\n"
     "  --top-down, --bottom-up   traverse order (default top-down)\n"
     "  --replace KIND=VALUE      traverse: replace subtrees of type KIND by VALUE\n"
@@ -169,10 +174,13 @@ typedef struct rule {
   const gv_node *node;
 } rule;
 
+#define DEFAULT_MAX_OUTPUT UINT64_C(100000000)
+
 typedef struct cli {
   gv_arena *a;
   int json;
   size_t max_bytes;
+  uint64_t max_output;
   int none_is_leaf;
   int top_down;
   rule *rules;
@@ -213,7 +221,8 @@ static int report(cli *c, gv_status s, const gv_error *e, const char *what) {
   fprintf(stderr, "grove: error: %s%s", what ? what : "", what ? ": " : "");
   if (s == GV_EPARSE && e && e->line && !strstr(msg, "line "))
     fprintf(stderr, "line %zu, column %zu: ", e->line, e->column);
-  fprintf(stderr, "%s\n", msg);
+  fprintf(stderr, "%s%s\n", msg,
+          s == GV_ERANGE && strstr(msg, "max_output") ? " (see --max-output)" : "");
   return 2;
 }
 
@@ -412,7 +421,8 @@ static gv_status traverse_fn(void *ctx, gv_arena *a, const gv_node *node, gv_vis
 
 typedef struct path_ctx {
   cli *c;
-  gv_error *e;
+  gv_error *e; /* the printer's own error (walk_paths fills the outer one) */
+  int too_big;
 } path_ctx;
 
 static gv_status path_fn(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf) {
@@ -430,6 +440,10 @@ static gv_status path_fn(void *ctx, const gv_node *const *path, size_t depth, co
   s = print_node(c, leaf, p->e);
   if (s != GV_OK) return s;
   out_s("\n");
+  if (c->max_output && g_out_bytes > c->max_output) { /* keys repeat on every line */
+    p->too_big = 1;
+    return GV_ERANGE;
+  }
   return g_write_failed ? GV_EINVAL : GV_OK;
 }
 
@@ -662,6 +676,14 @@ static int run_op(cli *c, const char *op, const char *const *args, size_t n) {
   const gv_node *t = trees[0];
   if (strcmp(op, "flatten") == 0) {
     uint64_t nl = gv_num_leaves(t);
+    if (c->max_output && gv_expanded_size(t) > c->max_output) {
+      fprintf(stderr,
+              "grove: error: output too large: the tree written out is %" PRIu64
+              " nodes and bytes, more than --max-output %" PRIu64 "\n",
+              gv_expanded_size(t), c->max_output);
+      rc = 2;
+      goto done;
+    }
     if (nl > SIZE_MAX / sizeof(gv_node *)) {
       fprintf(stderr, "grove: error: out of memory\n");
       rc = 2;
@@ -681,8 +703,17 @@ static int run_op(cli *c, const char *op, const char *const *args, size_t n) {
     }
     free(leaves);
   } else if (strcmp(op, "flatten-with-path") == 0) {
-    path_ctx p = {c, &e};
+    gv_error pe;
+    memset(&pe, 0, sizeof pe);
+    path_ctx p = {c, &pe, 0};
     s = gv_walk_paths(c->a, t, path_fn, &p, &e);
+    if (p.too_big) {
+      fprintf(stderr, "grove: error: output too large: more than --max-output %" PRIu64 " bytes\n",
+              c->max_output);
+      rc = 2;
+      goto done;
+    }
+    if (s != GV_OK && pe.status != GV_OK) e = pe; /* the printer's own message */
   } else if (strcmp(op, "structure") == 0) {
     s = gv_structure(c->a, t, &out, &e);
   } else if (strcmp(op, "is-nested") == 0) {
@@ -788,6 +819,7 @@ static int cli_main(size_t argc, const char *const *argv) {
   memset(&c, 0, sizeof c);
   c.none_is_leaf = 1;
   c.top_down = 1;
+  c.max_output = DEFAULT_MAX_OUTPUT;
   c.rules = calloc(argc, sizeof *c.rules);
   if (!c.rules) {
     fputs("grove: error: out of memory\n", stderr);
@@ -806,8 +838,8 @@ static int cli_main(size_t argc, const char *const *argv) {
     size_t nlen = eq ? (size_t)(eq - o) : strlen(o);
     const char *val = eq ? eq + 1 : NULL;
 #define OPT_IS(s) (nlen == sizeof(s) - 1 && memcmp(o, s, nlen) == 0)
-    int takes_value = OPT_IS("--max-bytes") || OPT_IS("--replace") || OPT_IS("--to-none") ||
-                      OPT_IS("--to") || OPT_IS("--from");
+    int takes_value = OPT_IS("--max-bytes") || OPT_IS("--max-output") || OPT_IS("--replace") ||
+                      OPT_IS("--to-none") || OPT_IS("--to") || OPT_IS("--from");
     if (takes_value && !val) {
       if (i + 1 >= argc) {
         rc = usage_error("option %s needs a value", o);
@@ -829,6 +861,15 @@ static int cli_main(size_t argc, const char *const *argv) {
         goto out;
       }
       c.max_bytes = (size_t)v;
+    } else if (OPT_IS("--max-output")) {
+      char *end = NULL;
+      errno = 0;
+      unsigned long long v = strtoull(val, &end, 10);
+      if (!*val || *end || errno || val[0] == '-') {
+        rc = usage_error("bad --max-output value '%s'", val);
+        goto out;
+      }
+      c.max_output = (uint64_t)v;
     } else if (OPT_IS("--none-is-leaf")) {
       if (!val || strcmp(val, "true") == 0) {
         c.none_is_leaf = 1;
@@ -888,6 +929,7 @@ static int cli_main(size_t argc, const char *const *argv) {
   gv_arena_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.max_bytes = c.max_bytes;
+  cfg.max_output = c.max_output;
   gv_status s = gv_arena_new(&cfg, &c.a);
   if (s != GV_OK) {
     c.a = NULL;
