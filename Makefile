@@ -4,7 +4,7 @@ DEPS      := cmake ninja-build pkg-config python3 clang-14 libclang-rt-14-dev li
 BENCHDEPS := libjansson-dev libcjson-dev
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps bench-deps build demo test test-asan fuzz fuzz-smoke bench format clean install
+.PHONY: all deps bench-deps build demo test test-asan test-tsan fuzz fuzz-smoke bench format clean install
 
 all: build
 
@@ -43,6 +43,13 @@ test-asan: deps
 	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
 
+# The thread tests (readers next to one writer) under ThreadSanitizer.
+test-tsan: deps
+	cmake --preset tsan $(if $(CI),-DGROVE_WERROR=ON)
+	cmake --build build-tsan -j $(JOBS) --target test_threads
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --test-dir build-tsan --output-on-failure -L threads
+
 fuzz: deps
 	cmake --preset fuzz
 	cmake --build build-fuzz -j $(JOBS)
@@ -59,4 +66,4 @@ format:
 	clang-format -i include/*.h lib/*.[ch] tools/*.c tests/*.[ch] fuzz/*.c bench/*.c
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-tsan

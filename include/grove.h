@@ -143,8 +143,11 @@ typedef struct gv_arena_stats {
   uint64_t hits;         /* lookups that found an existing node */
 } gv_stats;
 
-/* A position in an arena's history (see gv_arena_rollback). */
+/* A position in an arena's history (see gv_arena_rollback). Treat it as
+ * opaque: copy it, never edit it. */
 typedef struct gv_mark {
+  const struct gv_arena *arena; /* the arena it was taken of */
+  uint64_t gen;                 /* the arena's rollback count when it was taken */
   size_t nodes;
   size_t used;
   const void *chunk;
@@ -158,9 +161,18 @@ GV_API GV_NODISCARD gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena 
 GV_API void gv_arena_free(gv_arena *a); /* frees every node at once; NULL is fine */
 GV_API void gv_arena_stats(const gv_arena *a, gv_stats *out);
 /* Marks nest. Rolling back to a mark drops every node built since it was taken
- * (their pointers become invalid) and restores the arena exactly. */
+ * (their pointers become invalid) and restores the arena exactly; the same
+ * mark may be used again, and so may every mark taken before it. A rollback
+ * to a later mark is then refused: it went stale when the arena went back
+ * past it. gv_arena_rollback returns GV_EINVAL and changes nothing for a NULL
+ * mark, a mark of another arena, a stale mark, and a mark that does not fit
+ * the arena (edited or garbage). Stale marks are recognized among the last 16
+ * rollbacks that dropped something (each failed operation is one); an older
+ * stale mark is only checked for fitting the arena, which keeps it memory
+ * safe but may roll back to a point the caller did not mean: keep marks
+ * nested, as the library does. */
 GV_API gv_mark gv_arena_mark(const gv_arena *a);
-GV_API void gv_arena_rollback(gv_arena *a, const gv_mark *m);
+GV_API gv_status gv_arena_rollback(gv_arena *a, const gv_mark *m);
 /* The i-th interned node in creation order (i < stats.nodes), or NULL.
  * Immediate leaves are not interned and never listed. */
 GV_API const struct gv_node *gv_arena_node_at(const gv_arena *a, size_t i);

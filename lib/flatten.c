@@ -196,7 +196,7 @@ gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx,
   if ((s = gv__check_output(a, gv__esize(t), err)) != GV_OK) return s;
   gv_mark m = gv_arena_mark(a);
   s = gv__walk_paths(a, t, fn, ctx, err);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
+  if (s != GV_OK) gv__rollback(a, &m);
   return s;
 }
 
@@ -296,6 +296,6 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   else if (s == GV_EDEPTH)
     gv__err(err, s, "a path is deeper than max_depth (%zu)", a->max_depth);
   gv__vec_free(a, &c.pairs);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
+  if (s != GV_OK) gv__rollback(a, &m);
   return s;
 }

@@ -342,6 +342,8 @@ typedef struct gv__chunk {
   /* data follows, aligned to 16 */
 } gv__chunk;
 
+#define GV__RB_N 16
+
 struct gv_arena {
   gv_allocator alloc;
   size_t max_bytes;
@@ -365,7 +367,26 @@ struct gv_arena {
   /* reusable scratch for constructors (sorting keys, hashing); counted in reserved */
   void *tmp;
   size_t tmp_cap;
+  /* Marks. A position is nodes + bytes used (it grows with every node and
+   * every bump allocation). Rollback i to position p makes stale every mark
+   * taken before it (gen <= i) at a position above p. rb keeps the recent
+   * such (i, p), p increasing (a later rollback to a lower position covers
+   * the earlier ones); rb_lost > 0: rollbacks up to rb_lost - 1 were dropped
+   * from rb, so marks that old are only checked for consistency. */
+  uint64_t nrollbacks;
+  struct {
+    uint64_t i;
+    size_t pos;
+  } rb[GV__RB_N];
+  size_t nrb;
+  uint64_t rb_lost;
 };
+
+/* Rolls a back to m, which must be a mark of a that is not stale (internal
+ * callers, which use their own marks). gv_arena_rollback checks first. */
+void gv__rollback(gv_arena *a, const gv_mark *m);
+/* The bytes an interned node takes in its chunk (node.c). */
+size_t gv__node_size(const gv_node *n);
 
 /* Checked builds (GROVE_CHECKED): whether n was allocated by a (immediates
  * belong to every arena). Constructors refuse children of other arenas. */

@@ -135,7 +135,7 @@ static gv_status gv__leaf_boxed(gv_arena *a, unsigned kind, uint64_t u, const gv
   }
   gv__scalar *s;
   if (gv__intern_reserve(a) != GV_OK || !(s = gv__alloc(a, sizeof *s))) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return gv__oom(err);
   }
   s->h.hash = c.hash;
@@ -260,7 +260,7 @@ static gv_status gv__blob_make(gv_arena *a, unsigned kind, const void *p, size_t
   }
   gv_mark m = gv_arena_mark(a);
   gv_status s = gv__blob_in(a, kind, p, len, out, err);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
+  if (s != GV_OK) gv__rollback(a, &m);
   return s;
 }
 
@@ -466,7 +466,7 @@ static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const
     if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
     gv_mark m_ = gv_arena_mark(a);                                                                 \
     gv_status s_ = (expr);                                                                         \
-    if (s_ != GV_OK) gv_arena_rollback((a), &m_);                                                  \
+    if (s_ != GV_OK) gv__rollback((a), &m_);                                                       \
     return s_;                                                                                     \
   } while (0)
 
@@ -997,4 +997,27 @@ gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node 
     return GV_OK;
   }
   return gv_int(a, (int64_t)i, out, NULL);
+}
+
+size_t gv__node_size(const gv_node *n) {
+  size_t size;
+  switch (n->kind) {
+  case GV_NONE:
+  case GV_BOOL:
+  case GV_INT:
+  case GV_FLOAT:
+  case GV_HANDLE:
+  case GV_STAR:
+    size = sizeof(gv__scalar);
+    break;
+  case GV_STR:
+  case GV_BYTES:
+    size = sizeof(gv__blob) + GV__BLOB(n)->len + 1;
+    break;
+  default:
+    size = sizeof(gv__cont) + (size_t)n->arity * sizeof(gv_node *);
+    if (n->kind == GV_KEYSET && (n->aux16 & GV__KS_INDEXED))
+      size += gv__rank_cap(n->arity) * sizeof(uint32_t);
+  }
+  return (size + 7u) & ~(size_t)7u;
 }

@@ -714,7 +714,7 @@ gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json, const char **ou
   size_t total = vw.v.len;
   gv__vec_free(a, &vw.v);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = p;

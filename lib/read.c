@@ -1118,7 +1118,7 @@ gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **ou
   gv__vec_free(a, &p.keys);
   gv__vec_free(a, &p.frames);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;

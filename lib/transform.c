@@ -100,7 +100,7 @@ gv_status gv_traverse(gv_arena *a, const gv_node *t, bool top_down, gv_traverse_
   const gv_node *r = NULL;
   gv_status s = gv__walk_run(a, t, top_down ? &td : &bu, &c, &r, err);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;
@@ -335,7 +335,7 @@ gv_status gv_map(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *const *tree
   const gv_node *r = NULL;
   s = pwalk_run(&p, trees, &r);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;
@@ -361,7 +361,7 @@ gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *c
   s = pwalk_run(&p, roots, &r);
   gv__raw_free(a, roots, (ntrees + 1) * sizeof *roots);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;
@@ -448,7 +448,7 @@ gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out, bool *cha
   const gv_node *r = NULL;
   gv_status s = gv__walk_run(a, t, &ops, NULL, &r, err);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;

@@ -87,6 +87,6 @@ done:
   gv__vec_free(a, &w.vals);
   gv__vec_free(a, &w.kids);
   gv__memo_free(&memo);
-  if (s != GV_OK) gv_arena_rollback(a, &mark);
+  if (s != GV_OK) gv__rollback(a, &mark);
   return s;
 }

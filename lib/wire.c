@@ -807,7 +807,7 @@ gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **o
   gv__vec_free(a, &d.keys);
   gv__raw_free(a, d.slots, d.slots_cap * sizeof *d.slots);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = res;
