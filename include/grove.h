@@ -12,7 +12,14 @@
  * Nodes are hash-consed: building a node equal to one already in the arena
  * returns the existing one, so structural equality of two trees of one arena is
  * pointer equality. Nodes are immutable; any number of threads may read them.
- * One writer at a time per arena.
+ * One writer at a time per arena (see THREADS below).
+ *
+ * Children given to a constructor must be nodes of the same arena (or
+ * immediates, which belong to every arena): a node of arena A used as a child
+ * in arena B dangles once A is freed. That is the caller's duty; builds
+ * configured with GROVE_CHECKED (the asan preset) check it and refuse such a
+ * child with GV_EINVAL. Comparisons, printers and the encoder accept nodes of
+ * any arenas and compare them by value.
  *
  * A `const gv_node *` is an opaque handle, never to be dereferenced: small
  * leaves (None, bools, *, ints within +-2^55, floats whose low 8 mantissa
@@ -32,6 +39,43 @@
  *
  * No function recurses on the C stack: depth is bounded by the arena's budget
  * and its max_depth, never by the machine stack.
+ *
+ * Shared subtrees: a small input can describe a huge tree (a list holding one
+ * list twice, 63 times over, has 2^63 leaves). Every operation whose work is
+ * per node and whose result is a node or a yes/no -- key checks and the key
+ * order, structure, lists_to_tuples, order, the shape test of map_shape,
+ * same_structure, is_prefix, same_paths, hashing, encoding, fingerprints --
+ * is linear in the distinct nodes, not in the tree written out. The operations
+ * that follow the tree written out (printing, walk_paths, flatten_with_path,
+ * traverse, map, map_up_to, map_shape, pack_sequence_as) check
+ * gv_expanded_size() first against the arena's max_output: set it for trees
+ * from outside. gv_flatten takes no arena; its time is O(gv_expanded_size)
+ * too, so check that before it.
+ *
+ * ===========================================================================
+ * THREADS: who writes an arena
+ * ===========================================================================
+ * Writers -- every call that takes a `gv_arena *` (all constructors, gv_parse,
+ * gv_decode, gv_structure, gv_walk_paths, gv_flatten_with_path,
+ * gv_pack_sequence_as, gv_traverse, gv_map, gv_map_up_to, gv_map_shape,
+ * gv_lists_to_tuples, gv_order, gv_print_str, gv_arena_rollback,
+ * gv_arena_free, and the callbacks these run) -- may change the arena: one
+ * writer at a time per arena. gv_arena_stats, gv_arena_mark and
+ * gv_arena_node_at read the arena's own counters and table: call them only
+ * where no writer runs.
+ * Readers -- gv_same_structure, gv_same_paths, gv_is_prefix, gv_print,
+ * gv_print_json, gv_encode and gv_fingerprint, which take a `const gv_arena *`
+ * -- never touch the arena itself: they read its configuration and take their
+ * scratch straight from its allocator hook (not counted in max_bytes; at most
+ * in proportion to the depth and distinct nodes of their input; small inputs
+ * use none). Node functions -- accessors, gv_get, gv_key_cmp, gv_is_key,
+ * gv_expanded_size, gv_flatten -- touch no arena at all.
+ * So any number of threads may run readers and node functions on nodes already
+ * built while one writer builds in the same arena, as long as the nodes reach
+ * those threads with the usual synchronization (a mutex, or a release store
+ * and an acquire load) and the writer does not roll back or free past them.
+ * The allocator hook must then be thread-safe (the default, mimalloc, is).
+ * `make test-tsan` runs exactly that under ThreadSanitizer (tests/threads.c).
  */
 #ifndef GROVE_H
 #define GROVE_H
@@ -357,7 +401,9 @@ GV_API int gv_key_cmp(const gv_node *x, const gv_node *y);
  * =========================================================================== */
 
 /* Leaves of t in traversal order into out[0..cap); *n_out = gv_num_leaves(t).
- * Allocates nothing. GV_ERANGE (and nothing written past cap) if cap is small. */
+ * Allocates nothing. GV_ERANGE (and nothing written past cap) if cap is small;
+ * GV_EINVAL for a metadata node. Its time is O(gv_expanded_size(t)): check
+ * that first for a tree from outside. */
 GV_API GV_NODISCARD gv_status gv_flatten(const gv_node *t, const gv_node **out, size_t cap,
                                          size_t *n_out, gv_error *err);
 /* t with every leaf replaced by *. O(1) if t has GV_F_STRUCTURE. */
@@ -365,12 +411,16 @@ GV_API GV_NODISCARD gv_status gv_structure(gv_arena *a, const gv_node *t, const 
                                            gv_error *err);
 
 /* Called once per leaf in traversal order with its path: path[0..depth) are
- * the entries from the root (int nodes for positions, key nodes for keys). */
+ * the entries from the root (int nodes for positions, key nodes for keys). A
+ * non-OK status from the callback ends the walk and is returned as given,
+ * with "at PATH: callback failed with status N (NAME)" in err. */
 typedef gv_status (*gv_path_fn)(void *ctx, const gv_node *const *path, size_t depth,
                                 const gv_node *leaf);
 GV_API GV_NODISCARD gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx,
                                             gv_error *err);
-/* A list of (path, leaf) tuples, path a tuple of entries. */
+/* A list of (path, leaf) tuples, path a tuple of entries. Under max_output,
+ * the size checked is the tree's expanded size plus the entries of all its
+ * paths (a tuple each). */
 GV_API GV_NODISCARD gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t,
                                                    const gv_node **out, gv_error *err);
 /* structure rebuilt with leaves[0..n) in traversal order (its own leaf values
@@ -422,7 +472,10 @@ GV_API GV_NODISCARD gv_status gv_order(gv_arena *a, const gv_node *t, const gv_n
  * "at PATH: ..." in err. */
 GV_API GV_NODISCARD gv_status gv_same_structure(const gv_arena *a, const gv_node *x,
                                                 const gv_node *y, gv_error *err);
-/* GV_OK if the path sets are equal, else GV_EMISMATCH listing both differences. */
+/* GV_OK if the path sets are equal, else GV_EMISMATCH listing both differences
+ * (paths in traversal order, as many as the message holds). Entries compare
+ * by identity: 0, 0.0 and False are three entries. Compared as shared
+ * prefixes, never one tuple per leaf. */
 GV_API GV_NODISCARD gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y,
                                             gv_error *err);
 /* *result: t matches shallow down to shallow's leaves (map_up_to would accept it). */
@@ -438,15 +491,15 @@ typedef gv_status (*gv_write_fn)(void *ctx, const char *data, size_t len);
 
 GV_API GV_NODISCARD gv_status gv_parse(gv_arena *a, const char *text, size_t len,
                                        const gv_node **out, gv_error *err);
-/* Python repr style (../shared/CLI.md). Scratch memory counts toward the
- * arena's budget during the call and is released after it. */
+/* Python repr style (../shared/CLI.md). A reader (see THREADS); GV_ERANGE
+ * before writing anything when the tree is over max_output. */
 GV_API GV_NODISCARD gv_status gv_print(const gv_arena *a, const gv_node *n, gv_write_fn w,
                                        void *ctx, gv_error *err);
 /* JSON; GV_EINVAL where the tree has no JSON form (bytes, handles, *, nan,
  * inf, non-str keys). Dicts print in insertion order. */
 GV_API GV_NODISCARD gv_status gv_print_json(const gv_arena *a, const gv_node *n, gv_write_fn w,
                                             void *ctx, gv_error *err);
-/* Either printer into a NUL-terminated string owned by the arena. */
+/* Either printer into a NUL-terminated string owned by the arena (a writer). */
 GV_API GV_NODISCARD gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json,
                                            const char **out, size_t *len, gv_error *err);
 
