@@ -166,7 +166,7 @@ typedef struct same_frame {
 
 /* 1 if one value, 0 if not, -1 out of memory. */
 int gv__same_value(gv__memo *memo, const gv_node *x, const gv_node *y) {
-  if (x == y) return 1;
+  if (x == y) return 1; /* rare (two arenas): every pair is remembered */
   if (!x || !y || gv__is_imm(x) || gv__is_imm(y) || x->kind != y->kind) return 0;
   if (x->kind <= GV_STAR) return gv__leaf_same(x, y);
   if (x->hash != y->hash || x->arity != y->arity) return 0;
@@ -326,7 +326,11 @@ static gv_status match_walk(gv__memo *memo, const gv_node *x, const gv_node *y, 
   const gv_node *a = x, *b = y;
   for (;;) {
     if (a != b && !(prefix && gv__is_leaf(a))) {
-      int big = gv__is_container(a) && gv__esize(a) >= GV__MEMO_MIN;
+      int big = 0;
+      if (gv__is_container(a)) {
+        gv__memo_step(memo, gv__arity(a));
+        big = gv__memo_big(memo, a);
+      }
       gv__memo_ent *me = big ? gv__memo_get(memo, a, b) : NULL;
       if (!me || !(me->v & GV__MEMO_MATCH)) {
         int r = gv__match_node(memo, a, b, &msg);
@@ -476,8 +480,8 @@ typedef struct sp_frame {
   unsigned bits;
 } sp_frame;
 
-static int sp_big(const gv_node *p, const gv_node *q) {
-  return gv__esize(p) >= GV__MEMO_MIN || gv__esize(q) >= GV__MEMO_MIN;
+static int sp_big(const gv__memo *memo, const gv_node *p, const gv_node *q) {
+  return memo->on && (gv__esize(p) >= GV__MEMO_MIN || gv__esize(q) >= GV__MEMO_MIN);
 }
 
 /* SP_P / SP_Q of two containers that both hold leaves. */
@@ -498,6 +502,7 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
     sp_frame *f = &GV__VEC_AT(&st, sp_frame, st.len - 1);
     if (f->phase == 0 && f->bits != (SP_P | SP_Q) && f->i < f->p->arity) {
       size_t ix = f->i++;
+      gv__memo_step(memo, 1);
       const gv_node *pc = GV__CONT(f->p)->kids[ix];
       if (gv__num_leaves(pc) == 0) continue;
       const gv_node *qc = sp_counterpart(f->p, ix, f->q);
@@ -529,7 +534,8 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
     }
     /* done */
     last = f->bits;
-    if (sp_big(f->p, f->q) && (s = gv__memo_put(memo, f->p, f->q, last | SP_MEMO)) != GV_OK) break;
+    if (sp_big(memo, f->p, f->q) && (s = gv__memo_put(memo, f->p, f->q, last | SP_MEMO)) != GV_OK)
+      break;
     st.len--;
     if (st.len) GV__VEC_AT(&st, sp_frame, st.len - 1).bits |= last;
   }

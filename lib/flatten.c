@@ -211,6 +211,7 @@ static gv_status gv__path_entries(gv_arena *a, const gv_node *t, uint64_t *out) 
   } fr;
   gv__memo memo;
   gv__memo_init(&memo, gv__mem_writer(a));
+  memo.on = 1; /* only run when the tree may be huge */
   gv__vec st;
   gv__vec_init(&st, sizeof(fr));
   gv_status s = GV_OK;

@@ -199,30 +199,34 @@ static inline int gv__float_is_int(uint64_t u) {
   memcpy(&d, &u, sizeof d);
   return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d;
 }
+/* Flags of a scalar leaf by kind (GV_INVALID..GV_STAR), not counting the one
+ * that depends on the value (GV__F_NCKEY of an int-valued float). */
+static const uint8_t gv__leaf_flag_tab[9] = {
+    GV_F_CANONICAL,
+    GV_F_CANONICAL | GV_F_HAS_NONE | GV__F_KEY,
+    GV_F_CANONICAL | GV__F_KEY | GV__F_NCKEY,
+    GV_F_CANONICAL | GV__F_KEY,
+    GV_F_CANONICAL | GV__F_KEY,
+    GV_F_CANONICAL | GV__F_KEY,
+    GV_F_CANONICAL | GV__F_KEY,
+    GV_F_CANONICAL,
+    GV_F_CANONICAL | GV_F_STRUCTURE,
+};
 /* Flags of a scalar leaf of the given kind and payload. */
 static inline unsigned gv__leaf_flags_v(unsigned kind, uint64_t u) {
-  unsigned f = GV_F_CANONICAL;
-  switch (kind) {
-  case GV_NONE:
-    return f | GV_F_HAS_NONE | GV__F_KEY;
-  case GV_STAR:
-    return f | GV_F_STRUCTURE;
-  case GV_BOOL:
-    return f | GV__F_KEY | GV__F_NCKEY;
-  case GV_FLOAT:
-    return f | GV__F_KEY | (gv__float_is_int(u) ? GV__F_NCKEY : 0u);
-  case GV_INT:
-  case GV_STR:
-  case GV_BYTES:
-    return f | GV__F_KEY;
-  default: /* handles */
-    return f;
-  }
+  unsigned f = gv__leaf_flag_tab[kind];
+  if (kind == GV_FLOAT && gv__float_is_int(u)) f |= GV__F_NCKEY;
+  return f;
 }
 static inline unsigned gv__kind(const gv_node *n) {
   return gv__is_imm(n) ? gv__imm_kind(n) : n->kind;
 }
+/* A node's flags; for an immediate float, without GV__F_NCKEY (see
+ * gv__flags_full), which only the canonical twins need. */
 static inline unsigned gv__flags(const gv_node *n) {
+  return gv__is_imm(n) ? gv__leaf_flag_tab[gv__imm_kind(n)] : n->flags;
+}
+static inline unsigned gv__flags_full(const gv_node *n) {
   return gv__is_imm(n) ? gv__leaf_flags_v(gv__imm_kind(n), gv__imm_payload(n)) : n->flags;
 }
 static inline uint32_t gv__arity(const gv_node *n) {
@@ -521,11 +525,17 @@ static inline gv_status gv__vec_push(gv_arena *a, gv__vec *v, const void *x) {
 }
 #define GV__VEC_AT(v, T, i) (((T *)(v)->p)[i])
 
-/* The memo of one call: pointer pair -> small value, open addressing. Every
+/* The memo of one call: pointer pair -> small value, open addressing. A
  * per-node pass memoizes the containers whose expanded size is at least
  * GV__MEMO_MIN, so its work is O(GV__MEMO_MIN x distinct nodes) however much
- * a tree shares (smaller subtrees are cheaper to walk again than to look up). */
+ * a tree shares (smaller subtrees are cheaper to walk again than to look up).
+ * It turns the memo on only after `after` steps (one step: one child looked
+ * at): GV__MEMO_AFTER, or for a writer fewer when its arena holds fewer child
+ * pointers than that, since a tree without shared subtrees never needs more
+ * steps than that. So trees that do not share pay nothing for it, and one
+ * that does costs at most that many steps more. */
 #define GV__MEMO_MIN 32
+#define GV__MEMO_AFTER ((uint64_t)1 << 21)
 typedef struct gv__memo_ent {
   const void *x, *y;
   uintptr_t v;
@@ -534,11 +544,29 @@ typedef struct gv__memo {
   gv__memo_ent *t;
   size_t cap, len; /* cap a power of two, or 0 */
   gv__mem mem;
+  uint64_t steps, after;
+  int on;
 } gv__memo;
 static inline void gv__memo_init(gv__memo *m, gv__mem mem) {
   m->t = NULL;
   m->cap = m->len = 0;
   m->mem = mem;
+  m->steps = 0;
+  m->after = GV__MEMO_AFTER;
+  m->on = 0;
+  if (mem.w) { /* a writer may read its arena: no tree of it needs more steps */
+    uint64_t room = mem.w->used / sizeof(gv_node *) + 64;
+    if (room < m->after) m->after = room;
+  }
+}
+/* Counts n steps; the memo is on once they pass m->after. */
+static inline void gv__memo_step(gv__memo *m, uint64_t n) {
+  m->steps += n;
+  if (m->steps > m->after) m->on = 1;
+}
+/* Whether to look n up / record it: the memo is on and n is large enough. */
+static inline int gv__memo_big(const gv__memo *m, const gv_node *n) {
+  return m->on && gv__esize(n) >= GV__MEMO_MIN;
 }
 /* The entry of (x, y), or NULL. */
 gv__memo_ent *gv__memo_get(const gv__memo *m, const void *x, const void *y);

@@ -292,7 +292,7 @@ typedef struct gv__kids_info {
 static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *const *kids,
                                size_t n, gv__kids_info *ki, gv_error *err) {
   int value = gv__is_container_kind(kind);
-  uint64_t leaves = 0, esum = 0;
+  uint64_t leaves = 0, esum = 0, imm = 0; /* imm: immediate children (a leaf, size 1 each) */
   size_t depth = 0;
   unsigned all = GV_F_CANONICAL | GV_F_STRUCTURE | GV__F_KEY;
   unsigned any = kind == GV_LIST ? GV_F_HAS_LIST : 0;
@@ -306,17 +306,22 @@ static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *
     if (gv__is_imm(k)) {
       if ((gv__word(k) & 0xFFu) == ((GV_INT << 1) | 1u)) { /* the common case: an int */
         all &= GV_F_CANONICAL | GV__F_KEY;
-        leaves++;
-        esum++;
+        imm++;
+        continue;
+      }
+      if (gv__word(k) == ((GV_STAR << 1) | 1u)) { /* *, what structure builds */
+        all &= GV_F_CANONICAL | GV_F_STRUCTURE;
+        shape = 0;
+        imm++;
         continue;
       }
       if (!gv__imm_valid(k)) return gv__err(err, GV_EINVAL, "child %zu is not a node", i);
-      unsigned kk = gv__imm_kind(k), f = gv__leaf_flags_v(kk, gv__imm_payload(k));
+      unsigned kk = gv__imm_kind(k), f = gv__leaf_flag_tab[kk];
+      if (kk == GV_FLOAT && gv__float_is_int(gv__word(k) & ~(uint64_t)0xFF)) f |= GV__F_NCKEY;
       all &= f;
       any |= f & (GV_F_HAS_NONE | GV__F_NCKEY);
-      if (kk == GV_FLOAT || kk == GV_HANDLE || kk == GV_STAR) shape = 0;
-      leaves++;
-      esum++;
+      shape &= !((0x190u >> kk) & 1u); /* float, handle, * */
+      imm++;
       continue;
     }
     if (value && !gv__is_value(k))
@@ -339,8 +344,9 @@ static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *
     }
     if (d > depth) depth = d;
   }
-  ki->leaves = leaves;
-  ki->esum = esum;
+  if (imm > UINT64_MAX - leaves) return gv__err(err, GV_ERANGE, "too many leaves");
+  ki->leaves = leaves + imm;
+  ki->esum = gv__sat_add(esum, imm);
   ki->depth = depth + 1;
   ki->all = all;
   ki->any = any;
@@ -349,7 +355,7 @@ static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *
 }
 
 static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                            const gv_node *const *kids, size_t n, const uint64_t *vhash_in,
+                            const gv_node *const *kids, size_t n, const gv__cont *like,
                             const gv_node **out, gv_error *err);
 
 /* The canonical twin of a key tuple with children kids: each bool or
@@ -364,7 +370,7 @@ static gv_status gv__twin(gv_arena *a, const gv_node *const *kids, size_t n, con
   for (size_t i = 0; i < n && s == GV_OK; i++) {
     const gv_node *k = kids[i];
     ck[i] = k;
-    if (!(gv__flags(k) & GV__F_NCKEY)) continue;
+    if (!(gv__flags_full(k) & GV__F_NCKEY)) continue;
     if (gv__kind(k) == GV_TUPLE)
       ck[i] = GV__CONT(k)->meta;
     else if (gv__kind(k) == GV_BOOL)
@@ -378,9 +384,11 @@ static gv_status gv__twin(gv_arena *a, const gv_node *const *kids, size_t n, con
 }
 
 /* Interns a container (value kinds: kids must be values) or a metadata node
- * other than a keyset (kids may be NULL for ctype). */
+ * other than a keyset (kids may be NULL for ctype). like: NULL, or a dict
+ * kind whose children these are, reordered for the sorted twin of its keyset
+ * (meta): then what it learned from them holds as it is. */
 static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                            const gv_node *const *kids, size_t n, const uint64_t *vhash_in,
+                            const gv_node *const *kids, size_t n, const gv__cont *like,
                             const gv_node **out, gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
   if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
@@ -388,11 +396,20 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
   GV__CHECK_OWNED(a, meta, "metadata node of another arena");
   GV__CHECK_OWNED(a, aux, "a node of another arena in the metadata");
   gv__kids_info ki;
-  gv_status st = gv__scan_kids(a, kind, kids, n, &ki, err);
-  if (st != GV_OK) return st;
+  gv_status st;
+  unsigned flags = 0;
+  uint64_t esize;
+  if (like) { /* the same children, the same keys: only the order changes */
+    ki.depth = like->depth;
+    ki.leaves = like->num_leaves;
+    esize = like->esize;
+    flags = like->h.flags & ~(unsigned)GV_F_CANONICAL;
+    if (flags & GV__F_KIDS_CANONICAL) flags |= GV_F_CANONICAL; /* the twin is sorted */
+    goto hash;
+  }
+  if ((st = gv__scan_kids(a, kind, kids, n, &ki, err)) != GV_OK) return st;
   if (ki.depth > a->max_depth || ki.depth > UINT32_MAX)
     return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
-  unsigned flags = 0;
   if (gv__is_container_kind(kind)) {
     flags = (ki.all & gv__child_flag_mask(kind)) | (ki.any & ~GV__F_NCKEY) |
             (ki.shape ? GV_F_SHAPE : 0);
@@ -404,14 +421,16 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
   }
   /* expanded size: the node, its children, and what printing it writes of its
    * metadata (keys, field names, type name, factory, maxlen, custom meta) */
-  uint64_t esize = gv__sat_add(1, ki.esum);
+  esize = gv__sat_add(1, ki.esum);
   if (meta && kind != GV_TUPLE) esize = gv__sat_add(esize, GV__CONT(meta)->esize);
   if (aux && (kind == GV_DDICT || kind == GV_DEQUE)) esize = gv__sat_add(esize, gv__esize(aux));
+hash:;
   gv__cand c;
   uint64_t vhash = 0;
   if (gv__is_dict_kind(kind)) {
     const uint32_t *order = kind == GV_ODICT ? NULL : GV__CONT(meta)->perm;
-    vhash = vhash_in ? *vhash_in : gv__hash_vals(kids, n, order);
+    /* a reordered dict keeps the hash of its children in traversal order */
+    vhash = like ? like->vhash : gv__hash_vals(kids, n, order);
     c.hash = gv__hash_dict(kind, n, meta, aux, vhash);
   } else {
     c.hash = gv__hash_cont(kind, meta, aux, kids, n);
@@ -811,7 +830,7 @@ static gv_status gv__dict_sorted_in(gv_arena *a, const gv_node *n, const gv_node
     v[i] = d->kids[ks->perm[i]];
   /* the twin is sorted: its traversal order is its insertion order, so the
    * children's traversal order, and their hash, are unchanged */
-  return gv__make_h(a, n->kind, ks->meta, d->aux, v, len, &d->vhash, out, err);
+  return gv__make_h(a, n->kind, ks->meta, d->aux, v, len, d, out, err);
 }
 
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err) {

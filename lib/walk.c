@@ -1,8 +1,17 @@
 /* walk.c -- the iterative rebuild walk shared by the single-tree passes. */
 #include "internal.h"
 
-gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
-                       const gv_node **out, gv_error *err) {
+#if defined(__GNUC__) || defined(__clang__)
+#define GV__INLINE static inline __attribute__((always_inline))
+#else
+#define GV__INLINE static inline
+#endif
+
+/* The walk, made twice: with use_memo a constant, the passes that cannot
+ * memoize (their callbacks see every occurrence) pay nothing for it. */
+GV__INLINE gv_status gv__walk_impl(gv_arena *a, const gv_node *root, const gv__walk_ops *ops,
+                                   void *ctx, const gv_node **out, gv_error *err,
+                                   const int use_memo) {
   gv__walk w;
   w.a = a;
   w.err = err;
@@ -17,19 +26,24 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
   const gv_node *node = root;
   for (;;) {
     /* visit node */
-    int descend = 1;
+    int descend = 1, big = 0;
     const gv_node *res = node;
-    int big = ops->memo && gv__is_container(node) && gv__esize(node) >= GV__MEMO_MIN;
-    const gv__memo_ent *me = big ? gv__memo_get(&memo, node, node) : NULL;
-    if (me) { /* a shared subtree already done */
-      res = (const gv_node *)me->v;
-      descend = 0;
-    } else {
-      s = ops->pre(&w, node, &descend, &res);
-      if (s != GV_OK) goto done;
-      if (big && !descend && (s = gv__memo_put(&memo, node, node, (uintptr_t)res)) != GV_OK)
-        goto oom;
+    if (use_memo && !gv__is_imm(node) && node->kind >= GV_LIST) {
+      gv__memo_step(&memo, node->arity);
+      if (gv__memo_big(&memo, node)) {
+        const gv__memo_ent *me = gv__memo_get(&memo, node, node);
+        if (me) { /* a shared subtree already done */
+          res = (const gv_node *)me->v;
+          descend = 0;
+          goto visited;
+        }
+        big = 1;
+      }
     }
+    s = ops->pre(&w, node, &descend, &res);
+    if (s != GV_OK) goto done;
+    if (big && !descend && (s = gv__memo_put(&memo, node, node, (uintptr_t)res)) != GV_OK) goto oom;
+  visited:
     if (descend && gv__is_container(node) && node->arity > 0) {
       gv__frame f = {node, 0, w.vals.len, 0};
       if ((s = gv__vec_push(a, &w.frames, &f)) != GV_OK) goto oom;
@@ -71,7 +85,7 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
       if (ops->post) {
         if ((s = ops->post(&w, p, rebuilt, &r)) != GV_OK) goto done;
       }
-      if (ops->memo && gv__esize(p) >= GV__MEMO_MIN &&
+      if (use_memo && gv__memo_big(&memo, p) &&
           (s = gv__memo_put(&memo, p, p, (uintptr_t)r)) != GV_OK)
         goto oom;
       w.vals.len = f->base;
@@ -89,4 +103,10 @@ done:
   gv__memo_free(&memo);
   if (s != GV_OK) gv__rollback(a, &mark);
   return s;
+}
+
+gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
+                       const gv_node **out, gv_error *err) {
+  return ops->memo ? gv__walk_impl(a, root, ops, ctx, out, err, 1)
+                   : gv__walk_impl(a, root, ops, ctx, out, err, 0);
 }
