@@ -45,7 +45,8 @@
  * per node and whose result is a node or a yes/no -- key checks and the key
  * order, structure, lists_to_tuples, order, the shape test of map_shape,
  * same_structure, is_prefix, same_paths, hashing, encoding, fingerprints --
- * is linear in the distinct nodes, not in the tree written out. The operations
+ * is linear in the distinct nodes, not in the tree written out (plus at most
+ * 2^21 steps before it starts remembering what it did). The operations
  * that follow the tree written out (printing, walk_paths, flatten_with_path,
  * traverse, map, map_up_to, map_shape, pack_sequence_as) check
  * gv_expanded_size() first against the arena's max_output: set it for trees
