@@ -33,8 +33,7 @@ static int built(gv_status s, const char *what, const gv_error *e) {
   return 0;
 }
 
-static gv_status g_count(void *ctx, const gv_node *const *path, size_t depth,
-                         const gv_node *leaf) {
+static gv_status g_count(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf) {
   (void)path, (void)depth, (void)leaf;
   (*(uint64_t *)ctx)++;
   return GV_OK;
