@@ -423,6 +423,7 @@ typedef struct path_ctx {
   cli *c;
   gv_error *e; /* the printer's own error (walk_paths fills the outer one) */
   int too_big;
+  uint64_t start; /* g_out_bytes when the walk began */
 } path_ctx;
 
 static gv_status path_fn(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf) {
@@ -440,7 +441,7 @@ static gv_status path_fn(void *ctx, const gv_node *const *path, size_t depth, co
   s = print_node(c, leaf, p->e);
   if (s != GV_OK) return s;
   out_s("\n");
-  if (c->max_output && g_out_bytes > c->max_output) { /* keys repeat on every line */
+  if (c->max_output && g_out_bytes - p->start > c->max_output) { /* keys repeat on every line */
     p->too_big = 1;
     return GV_ERANGE;
   }
@@ -705,7 +706,7 @@ static int run_op(cli *c, const char *op, const char *const *args, size_t n) {
   } else if (strcmp(op, "flatten-with-path") == 0) {
     gv_error pe;
     memset(&pe, 0, sizeof pe);
-    path_ctx p = {c, &pe, 0};
+    path_ctx p = {c, &pe, 0, g_out_bytes};
     s = gv_walk_paths(c->a, t, path_fn, &p, &e);
     if (p.too_big) {
       fprintf(stderr, "grove: error: output too large: more than --max-output %" PRIu64 " bytes\n",
