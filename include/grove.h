@@ -268,7 +268,9 @@ typedef enum gv_node_kind {
  * shorter prefix first) -- they go in natural ascending order; otherwise by the
  * Python type name of the key (NoneType < bool < bytes < float < int < str <
  * tuple), then by value, and tuples element by element by that same rule (type
- * name, then value) at every level. So {(1,): .., (b'x',): ..} has (b'x',)
+ * name, then value) at every level: the first elements that are not the same
+ * value of the same type decide, and there -0.0 sorts before 0.0. So
+ * {(1,): .., (b'x',): ..} has (b'x',)
  * first, as {1: .., b'x': ..} has b'x' first, and the order is always total
  * and deterministic. optree differs where its own sort gives up (tuples whose
  * first unequal elements are incomparable): it then keeps the dict's insertion

@@ -241,12 +241,16 @@ static int gv__key_cmp_typed(const gv_node *x, const gv_node *y) {
       return 0;
     case GV_BOOL:
     case GV_INT:
-    case GV_FLOAT:
       return gv__num_cmp(x, y);
+    case GV_FLOAT: { /* -0.0 and 0.0 differ here (a tuple may hold either): -0.0 first */
+      int r = gv__num_cmp(x, y);
+      if (r == 0 && gv__sval(x) != gv__sval(y)) r = signbit(gv__fval(x)) ? -1 : 1;
+      return r;
+    }
     case GV_STR:
     case GV_BYTES:
       return gv__key_cmp_nat(x, y, NULL);
-    default: {
+    default: { /* the first pair not the same value of the same type decides */
       const gv_node *const *a = GV__CONT(x)->kids, *const *b = GV__CONT(y)->kids;
       size_t nx = x->arity, ny = y->arity, n = nx < ny ? nx : ny, i;
       for (i = 0; i < n; i++)

@@ -232,3 +232,29 @@ Test(keys, expanded_size) {
   cr_assert_eq(gv_expanded_size(d), UINT64_MAX);
   gv_arena_free(a);
 }
+
+/* A fuzz_ops finding: in the type-name order (keys not all comparable) a
+ * tuple compares as its first pair of children that are not the very same
+ * value, and -0.0 against 0.0 compared equal there, so ((-0.0,), 2.0) and
+ * ((0.0,), 1) were "equal": lookups missed and same_paths(t, structure(t))
+ * failed. -0.0 now sorts before 0.0 in that order. */
+Test(keys, typed_order_tells_signed_zeros_apart) {
+  gv_arena *a = t_arena();
+  const gv_node *t = t_parse(a, "{(1,): 'int', (b'x',): 'bytes', ((-0.0,), 2.0): 'm', "
+                                "((0.0,), 1): 'p', (True, 2.5): 'b'}");
+  for (size_t i = 0; i < gv_arity(t); i++)
+    cr_assert_eq(gv_get(t, gv_key(t, i)), gv_child(t, i), "key %zu", i);
+  const gv_node *s;
+  gv_error e;
+  cr_assert_eq(gv_structure(a, t, &s, NULL), GV_OK);
+  cr_assert_eq(gv_same_paths(a, t, s, &e), GV_OK, "%s", e.msg);
+  cr_assert_eq(gv_same_structure(a, t, s, &e), GV_OK, "%s", e.msg);
+  /* the type-name order: bool < bytes < int < tuple first elements */
+  cr_assert_str_eq(
+      order(a,
+            (const gv_node *const[]){t_parse(a, "((0.0,), 1)"), t_parse(a, "((-0.0,), 2.0)"),
+                                     t_parse(a, "(b'x',)")},
+            3),
+      "(b'x',) ((-0.0,), 2.0) ((0.0,), 1)");
+  gv_arena_free(a);
+}
