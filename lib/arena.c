@@ -103,7 +103,7 @@ void *gv__alloc(gv_arena *a, size_t size) {
   }
   char *p = gv__chunk_data(c) + c->used;
   c->used += size;
-  a->used += size;
+  gv__set_used(a, gv__used(a) + size);
   GV__UNPOISON(p, size);
   return p;
 }
@@ -168,7 +168,7 @@ void gv_arena_stats(const gv_arena *a, gv_stats *out) {
   if (!out) return;
   memset(out, 0, sizeof *out);
   if (!a) return;
-  out->bytes_used = a->used;
+  out->bytes_used = gv__used(a);
   out->bytes_reserved = a->reserved;
   out->max_bytes = a->max_bytes;
   out->nodes = a->nentries;
@@ -185,7 +185,7 @@ gv_mark gv_arena_mark(const gv_arena *a) {
   m.arena = a;
   m.gen = a->nrollbacks;
   m.nodes = a->nentries;
-  m.used = a->used;
+  m.used = gv__used(a);
   m.chunk = a->chunk;
   m.chunk_used = a->chunk ? a->chunk->used : 0;
   m.lookups = a->lookups;
@@ -203,7 +203,7 @@ static size_t gv__pos(size_t nodes, size_t used) {
 /* Records rollback number a->nrollbacks to position pos. */
 static void gv__note_rollback(gv_arena *a, size_t pos) {
   uint64_t i = a->nrollbacks++;
-  if (pos == gv__pos(a->nentries, a->used)) return; /* nothing dropped: no mark goes stale */
+  if (pos == gv__pos(a->nentries, gv__used(a))) return; /* nothing dropped: no mark goes stale */
   while (a->nrb && a->rb[a->nrb - 1].pos >= pos)
     a->nrb--;
   if (a->nrb == GV__RB_N) { /* forget the oldest */
@@ -231,7 +231,7 @@ void gv__rollback(gv_arena *a, const gv_mark *m) {
     GV__POISON(gv__chunk_data(c) + m->chunk_used, c->size - m->chunk_used);
     c->used = m->chunk_used;
   }
-  a->used = m->used;
+  gv__set_used(a, m->used);
   if (m->tmp_cap < a->tmp_cap) { /* scratch only shrinks back */
     if (m->tmp_cap == 0) {
       gv__raw_free(a, a->tmp, a->tmp_cap);
@@ -249,7 +249,8 @@ void gv__rollback(gv_arena *a, const gv_mark *m) {
 static int gv__mark_ok(const gv_arena *a, const gv_mark *m) {
   if (m->arena != a || m->gen > a->nrollbacks) return 0;
   size_t pos = gv__pos(m->nodes, m->used);
-  if (m->nodes > a->nentries || m->used > a->used || pos > gv__pos(a->nentries, a->used)) return 0;
+  size_t used = gv__used(a);
+  if (m->nodes > a->nentries || m->used > used || pos > gv__pos(a->nentries, used)) return 0;
   /* stale: a rollback after it went below its position */
   for (size_t k = 0; k < a->nrb; k++)
     if (a->rb[k].i >= m->gen) {

@@ -385,7 +385,7 @@ gv_status gv_same_structure(const gv_arena *a, const gv_node *x, const gv_node *
     return s;
   if (x == y) return GV_OK;
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a));
+  gv__memo_init(&memo, gv__mem_reader(a), a);
   int ok;
   s = match_walk(&memo, x, y, 0, &ok, err);
   gv__memo_free(&memo);
@@ -406,7 +406,7 @@ gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node 
     return GV_OK;
   }
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a));
+  gv__memo_init(&memo, gv__mem_reader(a), a);
   int ok;
   s = match_walk(&memo, shallow, t, 1, &ok, NULL);
   gv__memo_free(&memo);
@@ -654,7 +654,7 @@ gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, g
     return s;
   if (x == y) return GV_OK;
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a));
+  gv__memo_init(&memo, gv__mem_reader(a), a);
   unsigned bits = 0;
   s = sp_root(&memo, x, y, &bits);
   if (s == GV_OK && bits) {

@@ -210,7 +210,7 @@ static gv_status gv__path_entries(gv_arena *a, const gv_node *t, uint64_t *out) 
     uint64_t sum;
   } fr;
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_writer(a));
+  gv__memo_init(&memo, gv__mem_writer(a), a);
   memo.on = 1; /* only run when the tree may be huge */
   gv__vec st;
   gv__vec_init(&st, sizeof(fr));

@@ -5,6 +5,7 @@
 #include "grove.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------------------
@@ -355,7 +356,9 @@ struct gv_arena {
   uint64_t max_output;
   uint64_t seed;
   size_t reserved; /* bytes held from the allocator, this struct included */
-  size_t used;     /* bump bytes handed out */
+  /* bump bytes handed out; atomic (relaxed, plain loads and stores on common
+   * machines) because readers on other threads read it as a size hint */
+  _Atomic size_t used;
   gv__chunk *chunk;
   size_t nchunks;
   /* intern table */
@@ -407,6 +410,13 @@ int gv__arena_owns(const gv_arena *a, const gv_node *n);
 /* GV_ERANGE (and the message) when an output of the given expanded size is
  * over the arena's max_output. */
 gv_status gv__check_output(const gv_arena *a, uint64_t size, gv_error *err);
+
+static inline size_t gv__used(const gv_arena *a) {
+  return atomic_load_explicit(&a->used, memory_order_relaxed);
+}
+static inline void gv__set_used(gv_arena *a, size_t v) {
+  atomic_store_explicit(&a->used, v, memory_order_relaxed);
+}
 
 /* Raw allocation through the hook, counted in the budget. NULL on failure. */
 void *gv__raw_alloc(gv_arena *a, size_t size);
@@ -530,9 +540,9 @@ static inline gv_status gv__vec_push(gv_arena *a, gv__vec *v, const void *x) {
  * GV__MEMO_MIN, so its work is O(GV__MEMO_MIN x distinct nodes) however much
  * a tree shares (smaller subtrees are cheaper to walk again than to look up).
  * It turns the memo on only after `after` steps (one step: one child looked
- * at): GV__MEMO_AFTER, or for a writer fewer when its arena holds fewer child
- * pointers than that, since a tree without shared subtrees never needs more
- * steps than that. So trees that do not share pay nothing for it, and one
+ * at): GV__MEMO_AFTER, or fewer when the call's arena holds fewer child
+ * pointers than that, since a tree of it without shared subtrees never needs
+ * more steps than that. So trees that do not share pay nothing for it, and one
  * that does costs at most that many steps more. */
 #define GV__MEMO_MIN 32
 #define GV__MEMO_AFTER ((uint64_t)1 << 21)
@@ -547,15 +557,18 @@ typedef struct gv__memo {
   uint64_t steps, after;
   int on;
 } gv__memo;
-static inline void gv__memo_init(gv__memo *m, gv__mem mem) {
+/* a: the call's arena (NULL: none), whose size bounds the steps a tree of it
+ * without shared subtrees can need (read as a hint: readers may run next to
+ * its writer). */
+static inline void gv__memo_init(gv__memo *m, gv__mem mem, const gv_arena *a) {
   m->t = NULL;
   m->cap = m->len = 0;
   m->mem = mem;
   m->steps = 0;
   m->after = GV__MEMO_AFTER;
   m->on = 0;
-  if (mem.w) { /* a writer may read its arena: no tree of it needs more steps */
-    uint64_t room = mem.w->used / sizeof(gv_node *) + 64;
+  if (a) {
+    uint64_t room = gv__used(a) / sizeof(gv_node *) + 64;
     if (room < m->after) m->after = room;
   }
 }

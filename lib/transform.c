@@ -183,7 +183,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
   gv__vec_init(&cur, sizeof(const gv_node *));
   gv__vec_init(&kids, sizeof(const gv_node *));
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_writer(a));
+  gv__memo_init(&memo, gv__mem_writer(a), a);
   gv_status s = GV_OK;
   char buf[sizeof(((gv_error *)0)->msg)];
   gv__sbuf msg = {buf, sizeof buf, 0, 0};

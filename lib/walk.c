@@ -20,7 +20,7 @@ GV__INLINE gv_status gv__walk_impl(gv_arena *a, const gv_node *root, const gv__w
   gv__vec_init(&w.vals, sizeof(const gv_node *));
   gv__vec_init(&w.kids, sizeof(const gv_node *));
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_writer(a));
+  gv__memo_init(&memo, gv__mem_writer(a), a);
   gv_status s = GV_OK;
   gv_mark mark = gv_arena_mark(a);
   const gv_node *node = root;
