@@ -66,12 +66,11 @@
  * where no writer runs.
  * Readers -- gv_same_structure, gv_same_paths, gv_is_prefix, gv_print,
  * gv_print_json, gv_encode and gv_fingerprint, which take a `const gv_arena *`
- * -- never touch the arena itself: they read its configuration and take their
- * scratch straight from its allocator hook (not counted in max_bytes; at most
- * in proportion to the depth and distinct nodes of their input; small inputs
- * use none). Node functions -- accessors, gv_get, gv_key_cmp, gv_is_key,
- * gv_expanded_size, gv_flatten -- touch no arena at all.
- * So any number of threads may run readers and node functions on nodes already
+ * -- never write the arena: they read its configuration (and its size, an
+ * atomic hint) and take their scratch straight from its allocator hook (not counted in max_bytes;
+ * at most in proportion to the depth and distinct nodes of their input; small inputs use none).
+ * Node functions -- accessors, gv_get, gv_key_cmp, gv_is_key, gv_expanded_size, gv_flatten -- touch
+ * no arena at all. So any number of threads may run readers and node functions on nodes already
  * built while one writer builds in the same arena, as long as the nodes reach
  * those threads with the usual synchronization (a mutex, or a release store
  * and an acquire load) and the writer does not roll back or free past them.
