@@ -14,7 +14,7 @@ VENV         := .venv
 VENV_PY      := $(VENV)/bin/python
 
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
-        fuzz bench format clean install
+        test-tsan fuzz bench format clean install
 
 all: build
 
@@ -84,6 +84,13 @@ test-asan: san-deps
 test-package: deps
 	JOBS=$(JOBS) tests/package/check.sh
 
+# The thread tests (readers next to one writer) under ThreadSanitizer.
+test-tsan: san-deps
+	cmake --preset tsan $(WERROR)
+	cmake --build build-tsan -j $(JOBS) --target test_threads
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --test-dir build-tsan --output-on-failure -L threads
+
 fuzz: san-deps
 	cmake --preset fuzz
 	cmake --build build-fuzz -j $(JOBS)
@@ -101,4 +108,4 @@ format:
 	  examples/*.c tests/package/*.c python/src/*.[ch]
 
 clean:
-	rm -rf build build-asan build-fuzz build-package build-py build-wheel
+	rm -rf build build-asan build-fuzz build-package build-py build-wheel build-tsan

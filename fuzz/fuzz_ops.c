@@ -224,7 +224,7 @@ static void check_tree(gv_arena *a, const gv_node *t) {
   if (ss != GV_OK && ss != GV_ENOMEM) fail("t and structure(t) have different paths", &e);
 
   /* wire round trip */
-  gv__vec buf = {NULL, 0, 0, 1};
+  gv__vec buf = {NULL, 0, 0, 1, 0};
   if (oom_ok(gv_encode(a, t, w_buf, &buf, &e), "encode", &e)) {
     const gv_node *d = NULL;
     gv_status ds = gv_decode(a, buf.p, buf.len, &d, &e);
@@ -302,7 +302,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (nops > 16) nops = 16;
 
-  gv_arena_config cfg = {(size_t)16 << 20, 0, NULL, 0};
+  gv_arena_config cfg = {(size_t)16 << 20, 0, NULL, 0, 0};
   gv_arena *a = NULL;
   if (gv_arena_new(&cfg, &a) != GV_OK) abort();
   const gv_node *x = parse_part(a, xs, nx), *y = parse_part(a, ys, ny);

@@ -13,7 +13,14 @@
  * Nodes are hash-consed: building a node equal to one already in the arena
  * returns the existing one, so structural equality of two trees of one arena is
  * pointer equality. Nodes are immutable; any number of threads may read them.
- * One writer at a time per arena.
+ * One writer at a time per arena (see THREADS below).
+ *
+ * Children given to a constructor must be nodes of the same arena (or
+ * immediates, which belong to every arena): a node of arena A used as a child
+ * in arena B dangles once A is freed. That is the caller's duty; builds
+ * configured with GROVE_CHECKED (the asan preset) check it and refuse such a
+ * child with GV_EINVAL. Comparisons, printers and the encoder accept nodes of
+ * any arenas and compare them by value.
  *
  * A `const gv_node *` is an opaque handle, never to be dereferenced: small
  * leaves (None, bools, *, ints within +-2^55, floats whose low 8 mantissa
@@ -37,6 +44,43 @@
  * Text in and out: docs/notation.md (the literal notation gv_parse reads and
  * gv_print writes); binary: docs/wire-format.md (gv_encode, gv_decode).
  * grove is MIT-licensed; CHANGELOG.md says what is stable between versions.
+ *
+ * Shared subtrees: a small input can describe a huge tree (a list holding one
+ * list twice, 63 times over, has 2^63 leaves). Every operation whose work is
+ * per node and whose result is a node or a yes/no -- key checks and the key
+ * order, structure, lists_to_tuples, order, the shape test of map_shape,
+ * same_structure, is_prefix, same_paths, hashing, encoding, fingerprints --
+ * is linear in the distinct nodes, not in the tree written out (plus at most
+ * 2^21 steps before it starts remembering what it did). The operations
+ * that follow the tree written out (printing, walk_paths, flatten_with_path,
+ * traverse, map, map_up_to, map_shape, pack_sequence_as) check
+ * gv_expanded_size() first against the arena's max_output: set it for trees
+ * from outside. gv_flatten takes no arena; its time is O(gv_expanded_size)
+ * too, so check that before it.
+ *
+ * ===========================================================================
+ * THREADS: who writes an arena
+ * ===========================================================================
+ * Writers -- every call that takes a `gv_arena *` (all constructors, gv_parse,
+ * gv_decode, gv_structure, gv_walk_paths, gv_flatten_with_path,
+ * gv_pack_sequence_as, gv_traverse, gv_map, gv_map_up_to, gv_map_shape,
+ * gv_lists_to_tuples, gv_order, gv_print_str, gv_arena_rollback,
+ * gv_arena_free, and the callbacks these run) -- may change the arena: one
+ * writer at a time per arena. gv_arena_stats, gv_arena_mark and
+ * gv_arena_node_at read the arena's own counters and table: call them only
+ * where no writer runs.
+ * Readers -- gv_same_structure, gv_same_paths, gv_is_prefix, gv_print,
+ * gv_print_json, gv_encode and gv_fingerprint, which take a `const gv_arena *`
+ * -- never write the arena: they read its configuration (and its size, an
+ * atomic hint) and take their scratch straight from its allocator hook (not counted in max_bytes;
+ * at most in proportion to the depth and distinct nodes of their input; small inputs use none).
+ * Node functions -- accessors, gv_get, gv_key_cmp, gv_is_key, gv_expanded_size, gv_flatten -- touch
+ * no arena at all. So any number of threads may run readers and node functions on nodes already
+ * built while one writer builds in the same arena, as long as the nodes reach
+ * those threads with the usual synchronization (a mutex, or a release store
+ * and an acquire load) and the writer does not roll back or free past them.
+ * The allocator hook must then be thread-safe (the default, mimalloc, is).
+ * `make test-tsan` runs exactly that under ThreadSanitizer (tests/threads.c).
  */
 #ifndef GROVE_H
 #define GROVE_H
@@ -113,10 +157,10 @@ typedef enum gv_status {
 
 typedef struct gv_error {
   gv_status status;
-  size_t line;    /* GV_EPARSE: 1-based line, else 0 */
-  size_t column;  /* GV_EPARSE: 1-based column (bytes), else 0 */
-  size_t offset;  /* GV_EPARSE / GV_EWIRE: byte offset, else 0 */
-  char msg[512];  /* NUL-terminated message; truncated with "..." if long */
+  size_t line;   /* GV_EPARSE: 1-based line, else 0 */
+  size_t column; /* GV_EPARSE: 1-based column (bytes), else 0 */
+  size_t offset; /* GV_EPARSE / GV_EWIRE: byte offset, else 0 */
+  char msg[512]; /* NUL-terminated message; truncated with "..." if long */
 } gv_error;
 
 /* A static name for a status: "GV_ENOMEM", ... */
@@ -139,6 +183,15 @@ typedef struct gv_arena_config {
   size_t max_depth;          /* 0 = GV_DEFAULT_MAX_DEPTH */
   const gv_allocator *alloc; /* NULL = mimalloc; the struct is copied */
   uint64_t seed;             /* intern-table probing seed (not the stable hash) */
+  /* 0 = unlimited. The operations whose work follows the tree written out
+   * (shared subtrees once per occurrence) refuse, with GV_ERANGE and before
+   * doing anything, a tree whose gv_expanded_size() is larger: gv_print,
+   * gv_print_json, gv_print_str, gv_walk_paths, gv_flatten_with_path (which
+   * also counts the entries of every leaf's path), gv_traverse, gv_map,
+   * gv_map_up_to, gv_map_shape and gv_pack_sequence_as. A small input can
+   * describe a huge tree (a list holding one list twice, 64 times over, is
+   * 2^64 nodes written out): set this when trees come from outside. */
+  uint64_t max_output;
 } gv_arena_config;
 
 #define GV_DEFAULT_MAX_DEPTH ((size_t)1 << 24)
@@ -156,8 +209,11 @@ typedef struct gv_arena_stats {
   uint64_t hits;         /* lookups that found an existing node */
 } gv_stats;
 
-/* A position in an arena's history (see gv_arena_rollback). */
+/* A position in an arena's history (see gv_arena_rollback). Treat it as
+ * opaque: copy it, never edit it. */
 typedef struct gv_mark {
+  const struct gv_arena *arena; /* the arena it was taken of */
+  uint64_t gen;                 /* the arena's rollback count when it was taken */
   size_t nodes;
   size_t used;
   const void *chunk;
@@ -171,9 +227,18 @@ GV_API GV_NODISCARD gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena 
 GV_API void gv_arena_free(gv_arena *a); /* frees every node at once; NULL is fine */
 GV_API void gv_arena_stats(const gv_arena *a, gv_stats *out);
 /* Marks nest. Rolling back to a mark drops every node built since it was taken
- * (their pointers become invalid) and restores the arena exactly. */
+ * (their pointers become invalid) and restores the arena exactly; the same
+ * mark may be used again, and so may every mark taken before it. A rollback
+ * to a later mark is then refused: it went stale when the arena went back
+ * past it. gv_arena_rollback returns GV_EINVAL and changes nothing for a NULL
+ * mark, a mark of another arena, a stale mark, and a mark that does not fit
+ * the arena (edited or garbage). Stale marks are recognized among the last 16
+ * rollbacks that dropped something (each failed operation is one); an older
+ * stale mark is only checked for fitting the arena, which keeps it memory
+ * safe but may roll back to a point the caller did not mean: keep marks
+ * nested, as the library does. */
 GV_API gv_mark gv_arena_mark(const gv_arena *a);
-GV_API void gv_arena_rollback(gv_arena *a, const gv_mark *m);
+GV_API gv_status gv_arena_rollback(gv_arena *a, const gv_mark *m);
 /* The i-th interned node in creation order (i < stats.nodes), or NULL.
  * Immediate leaves are not interned and never listed. */
 GV_API const struct gv_node *gv_arena_node_at(const gv_arena *a, size_t i);
@@ -219,15 +284,25 @@ typedef enum gv_node_kind {
 
 /* Key order (dict and defaultdict traversal; optree's rule):
  * if all keys are mutually comparable in Python's sense -- numbers (bool, int,
- * float) together, or all str (by code point), or all bytes, or all tuples
- * (element-wise, shorter prefix first) -- they go in natural ascending order;
- * otherwise by the Python type name of the key (NoneType < bool < bytes < float
- * < int < str < tuple), then by value. Where Python itself would give up
- * (incomparable tuple elements), grove compares elements by the same rule, so
- * the order is total and deterministic. NaN sorts after every other number.
+ * float) together, or all str (by code point), or all bytes, or tuples that
+ * Python can compare (by their first pair of elements that are not equal, a
+ * shorter prefix first) -- they go in natural ascending order; otherwise by the
+ * Python type name of the key (NoneType < bool < bytes < float < int < str <
+ * tuple), then by value, and tuples element by element by that same rule (type
+ * name, then value) at every level: the first elements that are not the same
+ * value of the same type decide, and there -0.0 sorts before 0.0. So
+ * {(1,): .., (b'x',): ..} has (b'x',)
+ * first, as {1: .., b'x': ..} has b'x' first, and the order is always total
+ * and deterministic. optree differs where its own sort gives up (tuples whose
+ * first unequal elements are incomparable): it then keeps the dict's insertion
+ * order, which is not canonical. NaN sorts after every other number.
  * Keys are None, bool, int, float, str, bytes, or tuples of keys (nested at most
  * GV_MAX_KEY_DEPTH deep). Keys equal in Python (1, 1.0 and True) are the same
- * key: repeating one in a dict is GV_EKEY. */
+ * key: repeating one in a dict is GV_EKEY. Key checks are O(1) (a flag set when
+ * a node is made) and comparing two keys of one arena is O(depth x arity)
+ * however much they share: a key tuple holding a bool or an int-valued float
+ * keeps a canonical twin (the same key with ints there), an extra node of the
+ * arena, so that equal keys are found equal by one pointer compare. */
 #define GV_MAX_KEY_DEPTH 64
 
 /* --- leaves (each returns the one interned node for its value) --- */
@@ -241,7 +316,8 @@ GV_API GV_NODISCARD gv_status gv_str(gv_arena *a, const char *s, size_t len, con
                                      gv_error *err);
 GV_API GV_NODISCARD gv_status gv_bytes(gv_arena *a, const void *p, size_t len, const gv_node **out,
                                        gv_error *err);
-GV_API GV_NODISCARD gv_status gv_handle(gv_arena *a, uint64_t h, const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_handle(gv_arena *a, uint64_t h, const gv_node **out,
+                                        gv_error *err);
 GV_API GV_NODISCARD gv_status gv_star(gv_arena *a, const gv_node **out, gv_error *err);
 
 /* --- containers: children are nodes of the same arena, given in insertion
@@ -322,7 +398,7 @@ GV_API GV_NODISCARD gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_
 
 /* --- inspection (O(1), NULL-tolerant) --- */
 GV_API GV_PURE gv_node_kind gv_kind(const gv_node *n);
-GV_API GV_PURE size_t gv_arity(const gv_node *n);  /* children of a container, 0 for leaves */
+GV_API GV_PURE size_t gv_arity(const gv_node *n); /* children of a container, 0 for leaves */
 /* Child i in insertion order. */
 GV_API GV_PURE const gv_node *gv_child(const gv_node *n, size_t i);
 /* Key of child i in insertion order (dicts, keyed custom nodes), else NULL. */
@@ -330,9 +406,16 @@ GV_API GV_PURE const gv_node *gv_key(const gv_node *n, size_t i);
 /* Insertion index of the i-th child in traversal order (sorted keys for dict
  * and defaultdict, identity for everything else). */
 GV_API GV_PURE size_t gv_order_index(const gv_node *n, size_t i);
-GV_API GV_PURE uint64_t gv_num_leaves(const gv_node *n); /* a leaf counts 1 */
-GV_API GV_PURE size_t gv_depth(const gv_node *n);        /* leaf 0, container 1 + max child */
-GV_API GV_PURE uint64_t gv_hash(const gv_node *n);       /* stable Merkle hash */
+GV_API GV_PURE uint64_t gv_num_leaves(const gv_node *n); /* a leaf counts 1; metadata 0 */
+/* The size of n written out as a tree, shared subtrees once per occurrence:
+ * one per node (dict keys, field names, type names, factories, maxlens and
+ * custom metadata included) plus one per byte of str and bytes data. It
+ * bounds the work and output of the operations that follow the written-out
+ * tree (see max_output). O(1); saturates at UINT64_MAX; 0 for NULL and
+ * metadata nodes. */
+GV_API GV_PURE uint64_t gv_expanded_size(const gv_node *n);
+GV_API GV_PURE size_t gv_depth(const gv_node *n);  /* leaf 0, container 1 + max child */
+GV_API GV_PURE uint64_t gv_hash(const gv_node *n); /* stable Merkle hash */
 GV_API GV_PURE unsigned gv_flags(const gv_node *n);
 GV_API GV_PURE bool gv_is_nested(const gv_node *n); /* true for every container */
 GV_API GV_PURE bool gv_is_leaf(const gv_node *n);
@@ -364,10 +447,16 @@ GV_API GV_PURE bool gv_custom_keyed(const gv_node *n);
 GV_API GV_PURE bool gv_keyset_sorted(const gv_node *keyset);
 GV_API GV_PURE const gv_node *gv_keyset_twin(const gv_node *keyset);
 /* The child under key k of a dict kind or keyed custom node, or NULL. Keys
- * match as in Python (1, 1.0 and True find one another). O(log n) for dicts
- * (a number in a dict whose keys mix types: O(n)). */
+ * match as in Python (1, 1.0 and True find one another). O(log n) (a number,
+ * or a tuple, looked up among keys of mixed types: O(n)). */
 GV_API const gv_node *gv_get(const gv_node *n, const gv_node *key);
-/* Compare two keys by the key order above (<0, 0, >0). */
+/* Compare two keys by the key order above, as a dict of just x and y orders
+ * them (<0, 0, >0; 0 when equal in Python). Like Python's own comparison of
+ * mixed types this is not transitive across incomparable keys. Nodes that are
+ * not keys sort after every key, by hash. Keys of two different arenas
+ * compare exactly as well; there, equal shared subtuples are compared child by
+ * child (with a small memo), so a key that shares its own subtuples heavily
+ * costs more than within one arena. No recursion, no allocation. */
 GV_API int gv_key_cmp(const gv_node *x, const gv_node *y);
 
 /* ===========================================================================
@@ -375,7 +464,9 @@ GV_API int gv_key_cmp(const gv_node *x, const gv_node *y);
  * =========================================================================== */
 
 /* Leaves of t in traversal order into out[0..cap); *n_out = gv_num_leaves(t).
- * Allocates nothing. GV_ERANGE (and nothing written past cap) if cap is small. */
+ * Allocates nothing. GV_ERANGE (and nothing written past cap) if cap is small;
+ * GV_EINVAL for a metadata node. Its time is O(gv_expanded_size(t)): check
+ * that first for a tree from outside. */
 GV_API GV_NODISCARD gv_status gv_flatten(const gv_node *t, const gv_node **out, size_t cap,
                                          size_t *n_out, gv_error *err);
 /* t with every leaf replaced by *. O(1) if t has GV_F_STRUCTURE. */
@@ -383,12 +474,16 @@ GV_API GV_NODISCARD gv_status gv_structure(gv_arena *a, const gv_node *t, const 
                                            gv_error *err);
 
 /* Called once per leaf in traversal order with its path: path[0..depth) are
- * the entries from the root (int nodes for positions, key nodes for keys). */
+ * the entries from the root (int nodes for positions, key nodes for keys). A
+ * non-OK status from the callback ends the walk and is returned as given,
+ * with "at PATH: callback failed with status N (NAME)" in err. */
 typedef gv_status (*gv_path_fn)(void *ctx, const gv_node *const *path, size_t depth,
                                 const gv_node *leaf);
-GV_API GV_NODISCARD gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn,
-                                            void *ctx, gv_error *err);
-/* A list of (path, leaf) tuples, path a tuple of entries. */
+GV_API GV_NODISCARD gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx,
+                                            gv_error *err);
+/* A list of (path, leaf) tuples, path a tuple of entries. Under max_output,
+ * the size checked is the tree's expanded size plus the entries of all its
+ * paths (a tuple each). */
 GV_API GV_NODISCARD gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t,
                                                    const gv_node **out, gv_error *err);
 /* structure rebuilt with leaves[0..n) in traversal order (its own leaf values
@@ -408,8 +503,8 @@ typedef enum gv_visit {
   GV_VISIT_REPLACE   /* the subtree becomes *replacement (top-down: not descended) */
 } gv_visit;
 
-typedef gv_status (*gv_traverse_fn)(void *ctx, gv_arena *a, const gv_node *node,
-                                    gv_visit *action, const gv_node **replacement);
+typedef gv_status (*gv_traverse_fn)(void *ctx, gv_arena *a, const gv_node *node, gv_visit *action,
+                                    const gv_node **replacement);
 GV_API GV_NODISCARD gv_status gv_traverse(gv_arena *a, const gv_node *t, bool top_down,
                                           gv_traverse_fn fn, void *ctx, const gv_node **out,
                                           gv_error *err);
@@ -419,15 +514,15 @@ GV_API GV_NODISCARD gv_status gv_traverse(gv_arena *a, const gv_node *t, bool to
 typedef gv_status (*gv_map_fn)(void *ctx, gv_arena *a, const gv_node *const *values, size_t n,
                                const gv_node **out);
 GV_API GV_NODISCARD gv_status gv_map(gv_arena *a, gv_map_fn f, void *ctx,
-                                     const gv_node *const *trees, size_t ntrees,
-                                     bool none_is_leaf, const gv_node **out, gv_error *err);
+                                     const gv_node *const *trees, size_t ntrees, bool none_is_leaf,
+                                     const gv_node **out, gv_error *err);
 GV_API GV_NODISCARD gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f,
                                            void *ctx, const gv_node *const *trees, size_t ntrees,
                                            const gv_node **out, gv_error *err);
 GV_API GV_NODISCARD gv_status gv_map_shape(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *t,
                                            const gv_node **out, gv_error *err);
-GV_API GV_NODISCARD gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t,
-                                                 const gv_node **out, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t, const gv_node **out,
+                                                 gv_error *err);
 /* The ordering pass. changed may be NULL; *changed == (*out != t). */
 GV_API GV_NODISCARD gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out,
                                        bool *changed, gv_error *err);
@@ -455,14 +550,17 @@ GV_API GV_NODISCARD gv_status gv_order(gv_arena *a, const gv_node *t, const gv_n
  * contain "don't have the same nested structure" (a leaf against a container), "expected
  * <kind>", "dictionary key mismatch" (with the missing and the extra keys), "namedtuple type
  * mismatch", "custom node type mismatch" or "custom node data mismatch". */
-GV_API GV_NODISCARD gv_status gv_same_structure(gv_arena *a, const gv_node *x, const gv_node *y,
-                                                gv_error *err);
-/* GV_OK if the path sets are equal, else GV_EMISMATCH listing both differences. */
-GV_API GV_NODISCARD gv_status gv_same_paths(gv_arena *a, const gv_node *x, const gv_node *y,
+GV_API GV_NODISCARD gv_status gv_same_structure(const gv_arena *a, const gv_node *x,
+                                                const gv_node *y, gv_error *err);
+/* GV_OK if the path sets are equal, else GV_EMISMATCH listing both differences
+ * (paths in traversal order, as many as the message holds). Entries compare
+ * by identity: 0, 0.0 and False are three entries. Compared as shared
+ * prefixes, never one tuple per leaf. */
+GV_API GV_NODISCARD gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y,
                                             gv_error *err);
 /* *result: t matches shallow down to shallow's leaves (map_up_to would accept it). */
-GV_API GV_NODISCARD gv_status gv_is_prefix(gv_arena *a, const gv_node *shallow, const gv_node *t,
-                                           bool *result, gv_error *err);
+GV_API GV_NODISCARD gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow,
+                                           const gv_node *t, bool *result, gv_error *err);
 
 /* ===========================================================================
  * Text: literal notation (a superset of JSON) and printers
@@ -479,15 +577,16 @@ typedef gv_status (*gv_write_fn)(void *ctx, const char *data, size_t len);
 GV_API GV_NODISCARD gv_status gv_parse(gv_arena *a, const char *text, size_t len,
                                        const gv_node **out, gv_error *err);
 /* Python repr style: {'a': 1}, (1,), OrderedDict({'a': 1}), Point(x=1, y=2), shortest
- * round-trip floats; gv_parse reads it back to the same node. Scratch memory counts toward
- * the arena's budget during the call and is released after it. */
-GV_API GV_NODISCARD gv_status gv_print(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
-                                       gv_error *err);
+ * round-trip floats; gv_parse reads it back to the same node. A reader (see THREADS): its
+ * scratch memory comes from the arena's allocator hook and is freed before it returns.
+ * GV_ERANGE before writing anything when the tree is over max_output. */
+GV_API GV_NODISCARD gv_status gv_print(const gv_arena *a, const gv_node *n, gv_write_fn w,
+                                       void *ctx, gv_error *err);
 /* JSON; GV_EINVAL where the tree has no JSON form (bytes, handles, *, nan,
  * inf, non-str keys). Dicts print in insertion order. */
-GV_API GV_NODISCARD gv_status gv_print_json(gv_arena *a, const gv_node *n, gv_write_fn w,
+GV_API GV_NODISCARD gv_status gv_print_json(const gv_arena *a, const gv_node *n, gv_write_fn w,
                                             void *ctx, gv_error *err);
-/* Either printer into a NUL-terminated string owned by the arena. */
+/* Either printer into a NUL-terminated string owned by the arena (a writer). */
 GV_API GV_NODISCARD gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json,
                                            const char **out, size_t *len, gv_error *err);
 
@@ -495,13 +594,13 @@ GV_API GV_NODISCARD gv_status gv_print_str(gv_arena *a, const gv_node *n, bool j
  * Wire: binary format and fingerprints
  * =========================================================================== */
 
-GV_API GV_NODISCARD gv_status gv_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
-                                        gv_error *err);
+GV_API GV_NODISCARD gv_status gv_encode(const gv_arena *a, const gv_node *n, gv_write_fn w,
+                                        void *ctx, gv_error *err);
 GV_API GV_NODISCARD gv_status gv_decode(gv_arena *a, const void *data, size_t len,
                                         const gv_node **out, gv_error *err);
 /* XXH3-128 of the canonical encoding, stable across arenas, processes,
  * machines and releases of one format version. */
-GV_API GV_NODISCARD gv_status gv_fingerprint(gv_arena *a, const gv_node *n, uint8_t out[16],
+GV_API GV_NODISCARD gv_status gv_fingerprint(const gv_arena *a, const gv_node *n, uint8_t out[16],
                                              gv_error *err);
 
 #ifdef __cplusplus

@@ -104,7 +104,7 @@ void *gv__alloc(gv_arena *a, size_t size) {
   }
   char *p = gv__chunk_data(c) + c->used;
   c->used += size;
-  a->used += size;
+  gv__set_used(a, gv__used(a) + size);
   GV__UNPOISON(p, size);
   return p;
 }
@@ -127,7 +127,8 @@ void *gv__tmp(gv_arena *a, size_t size) {
 }
 
 gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
-  gv_arena_config def = {0, 0, NULL, 0};
+  gv_arena_config def;
+  memset(&def, 0, sizeof def);
   if (!out) return GV_EINVAL;
   *out = NULL;
   if (!cfg) cfg = &def;
@@ -144,6 +145,7 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
   a->max_bytes = cfg->max_bytes;
   a->max_depth = cfg->max_depth ? cfg->max_depth : GV_DEFAULT_MAX_DEPTH;
   a->seed = cfg->seed;
+  a->max_output = cfg->max_output;
   a->reserved = sizeof *a;
   *out = a;
   return GV_OK;
@@ -167,7 +169,7 @@ void gv_arena_stats(const gv_arena *a, gv_stats *out) {
   if (!out) return;
   memset(out, 0, sizeof *out);
   if (!a) return;
-  out->bytes_used = a->used;
+  out->bytes_used = gv__used(a);
   out->bytes_reserved = a->reserved;
   out->max_bytes = a->max_bytes;
   out->nodes = a->nentries;
@@ -181,8 +183,10 @@ gv_mark gv_arena_mark(const gv_arena *a) {
   gv_mark m;
   memset(&m, 0, sizeof m);
   if (!a) return m;
+  m.arena = a;
+  m.gen = a->nrollbacks;
   m.nodes = a->nentries;
-  m.used = a->used;
+  m.used = gv__used(a);
   m.chunk = a->chunk;
   m.chunk_used = a->chunk ? a->chunk->used : 0;
   m.lookups = a->lookups;
@@ -193,8 +197,28 @@ gv_mark gv_arena_mark(const gv_arena *a) {
   return m;
 }
 
-void gv_arena_rollback(gv_arena *a, const gv_mark *m) {
-  if (!a || !m) return;
+static size_t gv__pos(size_t nodes, size_t used) {
+  return nodes + used;
+}
+
+/* Records rollback number a->nrollbacks to position pos. */
+static void gv__note_rollback(gv_arena *a, size_t pos) {
+  uint64_t i = a->nrollbacks++;
+  if (pos == gv__pos(a->nentries, gv__used(a))) return; /* nothing dropped: no mark goes stale */
+  while (a->nrb && a->rb[a->nrb - 1].pos >= pos)
+    a->nrb--;
+  if (a->nrb == GV__RB_N) { /* forget the oldest */
+    a->rb_lost = a->rb[0].i + 1;
+    memmove(a->rb, a->rb + 1, (GV__RB_N - 1) * sizeof a->rb[0]);
+    a->nrb--;
+  }
+  a->rb[a->nrb].i = i;
+  a->rb[a->nrb].pos = pos;
+  a->nrb++;
+}
+
+void gv__rollback(gv_arena *a, const gv_mark *m) {
+  gv__note_rollback(a, gv__pos(m->nodes, m->used));
   gv__intern_rollback(a, m);
   while (a->chunk && a->chunk != m->chunk) {
     gv__chunk *c = a->chunk;
@@ -208,12 +232,12 @@ void gv_arena_rollback(gv_arena *a, const gv_mark *m) {
     GV__POISON(gv__chunk_data(c) + m->chunk_used, c->size - m->chunk_used);
     c->used = m->chunk_used;
   }
-  a->used = m->used;
-  if (a->tmp_cap != m->tmp_cap) {
+  gv__set_used(a, m->used);
+  if (m->tmp_cap < a->tmp_cap) { /* scratch only shrinks back */
     if (m->tmp_cap == 0) {
       gv__raw_free(a, a->tmp, a->tmp_cap);
       a->tmp = NULL;
-    } else if (m->tmp_cap < a->tmp_cap) {
+    } else {
       a->tmp = gv__raw_realloc(a, a->tmp, a->tmp_cap, m->tmp_cap);
     }
     a->tmp_cap = m->tmp_cap;
@@ -222,6 +246,78 @@ void gv_arena_rollback(gv_arena *a, const gv_mark *m) {
   a->hits = m->hits;
 }
 
+/* Whether m is a mark of a that a rollback may use. */
+static int gv__mark_ok(const gv_arena *a, const gv_mark *m) {
+  if (m->arena != a || m->gen > a->nrollbacks) return 0;
+  size_t pos = gv__pos(m->nodes, m->used);
+  size_t used = gv__used(a);
+  if (m->nodes > a->nentries || m->used > used || pos > gv__pos(a->nentries, used)) return 0;
+  /* stale: a rollback after it went below its position */
+  for (size_t k = 0; k < a->nrb; k++)
+    if (a->rb[k].i >= m->gen) {
+      if (a->rb[k].pos < pos) return 0;
+      break;
+    }
+  /* consistent with the arena: its chunk is still there, not past its end */
+  if (m->chunk) {
+    const gv__chunk *c = a->chunk;
+    while (c && c != m->chunk)
+      c = c->prev;
+    if (!c || m->chunk_used > c->used) return 0;
+  } else if (m->used) {
+    return 0;
+  }
+  if (m->nodes && m->table_slots <= m->nodes) return 0; /* the table must have held them */
+  if (m->entries_cap < m->nodes) return 0;
+  /* the last node kept must end before the cut (in its chunk or an older one) */
+  if (m->nodes) {
+    const char *n = (const char *)(const void *)a->entries[m->nodes - 1];
+    size_t size = gv__node_size(a->entries[m->nodes - 1]);
+    int past_cut = 1; /* walking back from the newest chunk: still after m's chunk */
+    for (const gv__chunk *c = a->chunk; c; c = c->prev) {
+      const char *d = (const char *)c + GV__CHUNK_HDR;
+      if (c == m->chunk) past_cut = 0;
+      if (n >= d && n < d + c->used) {
+        if (past_cut) return 0;
+        if (c == m->chunk && (size_t)(n - d) + size > m->chunk_used) return 0;
+        return 1;
+      }
+    }
+    return 0;
+  }
+  return 1;
+}
+
+gv_status gv_arena_rollback(gv_arena *a, const gv_mark *m) {
+  if (!a || !m || !gv__mark_ok(a, m)) return GV_EINVAL;
+  gv__rollback(a, m);
+  return GV_OK;
+}
+
 const gv_node *gv_arena_node_at(const gv_arena *a, size_t i) {
   return a && i < a->nentries ? a->entries[i] : NULL;
+}
+
+int gv__arena_owns(const gv_arena *a, const gv_node *n) {
+  if (gv__is_imm(n)) return 1;
+  const char *p = (const char *)(const void *)n;
+  /* the newest chunk first: children are most often recent nodes */
+  for (const gv__chunk *c = a->chunk; c; c = c->prev) {
+    const char *d = (const char *)c + GV__CHUNK_HDR;
+    if (p >= d && p < d + c->used) return 1;
+  }
+  return 0;
+}
+
+gv_status gv__check_output(const gv_arena *a, uint64_t size, gv_error *err) {
+  if (!a->max_output || size <= a->max_output) return GV_OK;
+  if (size == UINT64_MAX)
+    return gv__err(err, GV_ERANGE,
+                   "output too large: the tree written out is at least %llu nodes and bytes, "
+                   "max_output is %llu",
+                   (unsigned long long)size, (unsigned long long)a->max_output);
+  return gv__err(err, GV_ERANGE,
+                 "output too large: the tree written out is %llu nodes and bytes, max_output "
+                 "is %llu",
+                 (unsigned long long)size, (unsigned long long)a->max_output);
 }

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* compare.c -- same_structure, same_paths, is_prefix and the match relation. */
+/* compare.c -- same_structure, same_paths, is_prefix and the match relation.
+ *
+ * The three comparisons are readers: they never write the arena they are
+ * given (scratch comes from its allocator hook, small walks from the stack),
+ * and they memoize the pairs of large subtrees already matched, so that their
+ * work is linear in the distinct nodes of two DAGs, not in their size written
+ * out. Nodes of two arenas compare by value (names, metadata and keys). */
 #include "internal.h"
 #include "match.h"
 
@@ -23,7 +29,7 @@ void gv__sbuf_printf(gv__sbuf *b, const char *fmt, ...) {
 
 void gv__frames_path(gv__sbuf *b, const gv__frame *frames, size_t n) {
   gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && !b->truncated; i++) {
     const gv_node *node = frames[i].node;
     size_t ix = gv__trav_index(node, frames[i].next - 1);
     if (i) gv__sbuf_put(b, ", ", 2);
@@ -32,27 +38,30 @@ void gv__frames_path(gv__sbuf *b, const gv__frame *frames, size_t n) {
       gv__sbuf_repr_key(b, k);
     else
       gv__sbuf_printf(b, "%zu", ix);
-    if (b->truncated) break;
   }
   if (n == 1) gv__sbuf_put(b, ",", 1);
   gv__sbuf_put(b, ")", 1);
 }
 
+typedef struct frames_ref {
+  const gv__frame *frames;
+  size_t n;
+} frames_ref;
+
+static void frames_writer(gv__sbuf *b, const void *ctx) {
+  const frames_ref *r = ctx;
+  gv__frames_path(b, r->frames, r->n);
+}
+
+gv_status gv__match_fail_cut(gv_error *err, gv_status s, const gv__frame *frames, size_t n,
+                             const char *msg, int msg_cut) {
+  frames_ref r = {frames, n};
+  return gv__err_at(err, s, n ? frames_writer : NULL, &r, msg, msg_cut);
+}
+
 gv_status gv__match_fail(gv_error *err, gv_status s, const gv__frame *frames, size_t n,
                          const char *msg) {
-  if (!err) return s;
-  gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
-  err->msg[0] = '\0';
-  if (n) {
-    gv__sbuf_puts(&b, "at ");
-    gv__frames_path(&b, frames, n);
-    gv__sbuf_puts(&b, ": ");
-  }
-  gv__sbuf_puts(&b, msg);
-  if (b.truncated) memcpy(err->msg + sizeof err->msg - 4, "...", 4);
-  err->status = s;
-  err->line = err->column = err->offset = 0;
-  return s;
+  return gv__match_fail_cut(err, s, frames, n, msg, 0);
 }
 
 /* "list of 2 items", "int", "Point of 2 items" */
@@ -121,7 +130,94 @@ static int same_keys(const gv_node *a, const gv_node *b) {
   return 1;
 }
 
-int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
+/* ---------------------------------------------------------------------------
+ * Exact equality of two nodes that may come from two arenas (within one
+ * arena it is pointer equality): a pair walk over kids, metadata and aux,
+ * pruned by the stable hash, memoized (bit GV__MEMO_SAME).
+ * ------------------------------------------------------------------------- */
+
+#define GV__MEMO_MATCH 1u /* the pair matches (same_structure / is_prefix) */
+#define GV__MEMO_SAME 2u  /* the pair is one value */
+
+static gv_status memo_or(gv__memo *m, const void *x, const void *y, uintptr_t bits) {
+  gv__memo_ent *e = gv__memo_get(m, x, y);
+  if (e) {
+    e->v |= bits;
+    return GV_OK;
+  }
+  return gv__memo_put(m, x, y, bits);
+}
+
+/* The references compared: kids, then meta (not a tuple's or keyset's twin,
+ * which follows from the kids), then aux. */
+static size_t same_nrefs(const gv_node *n) {
+  unsigned k = n->kind;
+  return (size_t)n->arity + (k == GV_TUPLE || k == GV_KEYSET ? 0u : 2u);
+}
+static const gv_node *same_ref(const gv_node *n, size_t i) {
+  const gv__cont *c = GV__CONT(n);
+  if (i < n->arity) return c->kids[i];
+  return i == n->arity ? c->meta : c->aux;
+}
+
+typedef struct same_frame {
+  const gv_node *x, *y;
+  size_t i;
+} same_frame;
+
+/* 1 if one value, 0 if not, -1 out of memory. */
+int gv__same_value(gv__memo *memo, const gv_node *x, const gv_node *y) {
+  if (x == y) return 1; /* rare (two arenas): every pair is remembered */
+  if (!x || !y || gv__is_imm(x) || gv__is_imm(y) || x->kind != y->kind) return 0;
+  if (x->kind <= GV_STAR) return gv__leaf_same(x, y);
+  if (x->hash != y->hash || x->arity != y->arity) return 0;
+  gv__memo_ent *me = gv__memo_get(memo, x, y);
+  if (me && (me->v & GV__MEMO_SAME)) return 1;
+  same_frame buf[16];
+  gv__vec st;
+  gv__vec_init_buf(&st, sizeof(same_frame), buf, 16);
+  same_frame f0 = {x, y, 0};
+  int r = 1;
+  if (gv__mvec_push(memo->mem, &st, &f0) != GV_OK) return -1;
+  while (st.len) {
+    same_frame *f = &GV__VEC_AT(&st, same_frame, st.len - 1);
+    if (f->i == same_nrefs(f->x)) {
+      if (memo_or(memo, f->x, f->y, GV__MEMO_SAME) != GV_OK) {
+        r = -1;
+        break;
+      }
+      st.len--;
+      continue;
+    }
+    const gv_node *a = same_ref(f->x, f->i), *b = same_ref(f->y, f->i);
+    f->i++;
+    if (a == b) continue;
+    r = 0;
+    if (!a || !b || gv__is_imm(a) || gv__is_imm(b) || a->kind != b->kind) break;
+    if (a->kind <= GV_STAR) {
+      if (!gv__leaf_same(a, b)) break;
+      r = 1;
+      continue;
+    }
+    if (a->hash != b->hash || a->arity != b->arity) break;
+    r = 1;
+    me = gv__memo_get(memo, a, b);
+    if (me && (me->v & GV__MEMO_SAME)) continue;
+    same_frame nf = {a, b, 0};
+    if (gv__mvec_push(memo->mem, &st, &nf) != GV_OK) {
+      r = -1;
+      break;
+    }
+  }
+  gv__mvec_free(memo->mem, &st);
+  return r;
+}
+
+/* ---------------------------------------------------------------------------
+ * The match relation, one node at a time
+ * ------------------------------------------------------------------------- */
+
+int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf *msg) {
   if (a == b) return 1;
   unsigned k = gv__kind(a);
   if (gv__is_leaf_kind(k)) {
@@ -137,10 +233,12 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
     if (gv__kind(b) != k) return kind_mismatch(a, b, msg);
     if (gv__arity(b) != gv__arity(a)) return arity_mismatch(gv_type_name(a, NULL), a, b, msg);
     return 1;
-  case GV_NAMEDTUPLE:
+  case GV_NAMEDTUPLE: {
     if (gv__kind(b) != k) return kind_mismatch(a, b, msg);
     if (gv__arity(b) != gv__arity(a)) return arity_mismatch("namedtuple", a, b, msg);
-    if (GV__CONT(a)->meta != GV__CONT(b)->meta) {
+    int same = gv__same_value(memo, GV__CONT(a)->meta, GV__CONT(b)->meta);
+    if (same < 0) return -1;
+    if (!same) {
       gv__sbuf_puts(msg, "namedtuple type mismatch: expected ");
       put_schema(msg, a);
       gv__sbuf_puts(msg, ", got ");
@@ -148,6 +246,7 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
       return 0;
     }
     return 1;
+  }
   case GV_DICT:
   case GV_ODICT:
   case GV_DDICT:
@@ -163,14 +262,18 @@ int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg) {
   case GV_CUSTOM: {
     if (gv__kind(b) != k) return kind_mismatch(a, b, msg);
     const gv__cont *ca = GV__CONT(GV__CONT(a)->meta), *cb = GV__CONT(GV__CONT(b)->meta);
-    if (ca->kids[0] != cb->kids[0]) {
+    int same = gv__same_value(memo, ca->kids[0], cb->kids[0]);
+    if (same < 0) return -1;
+    if (!same) {
       gv__sbuf_puts(msg, "custom node type mismatch: expected ");
       put_name(msg, a);
       gv__sbuf_puts(msg, ", got ");
       put_name(msg, b);
       return 0;
     }
-    if (ca != cb) {
+    same = gv__same_value(memo, &ca->h, &cb->h);
+    if (same < 0) return -1;
+    if (!same) {
       const gv_node *ma = gv_custom_meta(a), *mb = gv_custom_meta(b);
       gv__sbuf_puts(msg, "custom node data mismatch: expected ");
       if (ma)
@@ -209,30 +312,38 @@ const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i) {
  * The pair walk: does y match x (prefix: only down to x's leaves)?
  * ------------------------------------------------------------------------- */
 
-/* GV_OK and *ok; with ok == 0 the message is in err (GV_EMISMATCH status
- * returned only through *ok). */
-static gv_status match_walk(gv_arena *ar, const gv_node *x, const gv_node *y, int prefix, int *ok,
+/* GV_OK and *ok; with ok == 0 the message is in err. Pairs of large subtrees
+ * that matched are remembered, so a shared pair is walked once. */
+static gv_status match_walk(gv__memo *memo, const gv_node *x, const gv_node *y, int prefix, int *ok,
                             gv_error *err) {
+  gv__frame fbuf[32];
   gv__vec frames;
-  gv__vec_init(&frames, sizeof(gv__frame));
+  gv__vec_init_buf(&frames, sizeof(gv__frame), fbuf, 32);
   gv_status s = GV_OK;
-  char buf[400];
+  char buf[sizeof(((gv_error *)0)->msg)];
   gv__sbuf msg = {buf, sizeof buf, 0, 0};
   buf[0] = '\0';
   *ok = 1;
   const gv_node *a = x, *b = y;
   for (;;) {
     if (a != b && !(prefix && gv__is_leaf(a))) {
-      if (!gv__match_node(a, b, &msg)) {
-        *ok = 0;
-        gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
-        goto done;
+      int big = 0;
+      if (gv__is_container(a)) {
+        gv__memo_step(memo, gv__arity(a));
+        big = gv__memo_big(memo, a);
       }
-      if (gv__is_container(a) && gv__arity(a) > 0) {
-        gv__frame f = {a, 0, 0, (uintptr_t)(const void *)b};
-        if ((s = gv__vec_push(ar, &frames, &f)) != GV_OK) {
-          s = gv__oom(err);
+      gv__memo_ent *me = big ? gv__memo_get(memo, a, b) : NULL;
+      if (!me || !(me->v & GV__MEMO_MATCH)) {
+        int r = gv__match_node(memo, a, b, &msg);
+        if (r < 0) goto oom;
+        if (!r) {
+          *ok = 0;
+          gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
           goto done;
+        }
+        if (gv__is_container(a) && gv__arity(a) > 0) {
+          gv__frame f = {a, 0, (size_t)big, (uintptr_t)(const void *)b};
+          if (gv__mvec_push(memo->mem, &frames, &f) != GV_OK) goto oom;
         }
       }
     }
@@ -245,132 +356,327 @@ static gv_status match_walk(gv_arena *ar, const gv_node *x, const gv_node *y, in
         b = gv__match_child(f->node, (const gv_node *)(const void *)f->user, i);
         break;
       }
+      if (f->base && memo_or(memo, f->node, (const void *)f->user, GV__MEMO_MATCH) != GV_OK)
+        goto oom;
       frames.len--;
     }
   }
+oom:
+  s = gv__oom(err);
 done:
-  gv__vec_free(ar, &frames);
+  gv__mvec_free(memo->mem, &frames);
   return s;
 }
 
-gv_status gv_same_structure(gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
-  if (!a || !x || !y) return gv__err(err, GV_EINVAL, "NULL argument");
+static gv_status check_arena(const gv_arena *a, gv_error *err) {
+  return a ? GV_OK : gv__err(err, GV_EINVAL, "NULL arena");
+}
+
+/* GV_EINVAL unless n is a value node (not NULL, not metadata). */
+static gv_status check_value(const gv_node *n, const char *what, gv_error *err) {
+  if (gv__is_value(n)) return GV_OK;
+  if (!n) return gv__err(err, GV_EINVAL, "NULL %s", what);
+  return gv__err(err, GV_EINVAL, "%s is not a value node (a %s)", what, gv_type_name(n, NULL));
+}
+
+gv_status gv_same_structure(const gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
+  gv_status s;
+  if ((s = check_arena(a, err)) != GV_OK || (s = check_value(x, "tree", err)) != GV_OK ||
+      (s = check_value(y, "tree", err)) != GV_OK)
+    return s;
   if (x == y) return GV_OK;
-  gv_mark m = gv_arena_mark(a);
+  gv__memo memo;
+  gv__memo_init(&memo, gv__mem_reader(a), a);
   int ok;
-  gv_status s = match_walk(a, x, y, 0, &ok, err);
-  gv_arena_rollback(a, &m);
+  s = match_walk(&memo, x, y, 0, &ok, err);
+  gv__memo_free(&memo);
   if (s != GV_OK) return s;
   return ok ? GV_OK : GV_EMISMATCH;
 }
 
-gv_status gv_is_prefix(gv_arena *a, const gv_node *shallow, const gv_node *t, bool *result,
+gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node *t, bool *result,
                        gv_error *err) {
-  if (!a || !shallow || !t || !result) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv_status s;
+  if ((s = check_arena(a, err)) != GV_OK ||
+      (s = check_value(shallow, "shallow tree", err)) != GV_OK ||
+      (s = check_value(t, "tree", err)) != GV_OK)
+    return s;
+  if (!result) return gv__err(err, GV_EINVAL, "NULL result");
   if (shallow == t) {
     *result = true;
     return GV_OK;
   }
-  gv_mark m = gv_arena_mark(a);
+  gv__memo memo;
+  gv__memo_init(&memo, gv__mem_reader(a), a);
   int ok;
-  gv_status s = match_walk(a, shallow, t, 1, &ok, NULL);
-  gv_arena_rollback(a, &m);
+  s = match_walk(&memo, shallow, t, 1, &ok, NULL);
+  gv__memo_free(&memo);
   if (s != GV_OK) return gv__oom(err);
   *result = ok != 0;
   return GV_OK;
 }
 
 /* ---------------------------------------------------------------------------
- * same_paths: the path sets as interned tuples, compared as pointer sets.
+ * same_paths: the path sets compared as shared prefixes. The paths of a
+ * container are its children's paths behind their entries, so two path sets
+ * are equal when the entries of the children that hold leaves are the same
+ * (by identity: 0, 0.0 and False are different entries) and, entry by entry,
+ * their children's path sets are. A pair walk computes, for a pair (p, q),
+ * whether p has a path q lacks (SP_P) and the converse (SP_Q), memoized.
  * ------------------------------------------------------------------------- */
 
-typedef struct paths_ctx {
-  gv_arena *a;
-  gv__vec v; /* const gv_node *: path tuples in flatten order */
-} paths_ctx;
+#define SP_P 1u
+#define SP_Q 2u
+#define SP_MEMO 4u /* the pair's bits are known (memo values) */
 
-static gv_status collect_path(void *ctx, const gv_node *const *path, size_t depth,
-                              const gv_node *leaf) {
-  (void)leaf;
-  paths_ctx *c = ctx;
-  const gv_node *p;
-  gv_status s = gv_tuple(c->a, path, depth, &p, NULL);
-  if (s != GV_OK) return s;
-  return gv__vec_push(c->a, &c->v, &p);
-}
-
-static int ptr_cmp(const void *x, const void *y) {
-  uintptr_t p = (uintptr_t) * (const gv_node *const *)x,
-            q = (uintptr_t) * (const gv_node *const *)y;
-  return p < q ? -1 : p > q;
-}
-
-static int has_ptr(const gv__vec *sorted, const gv_node *p) {
-  return bsearch(&p, sorted->p, sorted->len, sizeof p, ptr_cmp) != NULL;
-}
-
-/* Appends the paths of in (flatten order) that are absent from other_sorted. */
-static void put_absent(gv__sbuf *b, const gv__vec *in, const gv__vec *other_sorted) {
-  int first = 1;
-  gv__sbuf_put(b, "[", 1);
-  for (size_t i = 0; i < in->len && !b->truncated; i++) {
-    const gv_node *p = GV__VEC_AT(in, const gv_node *, i);
-    if (has_ptr(other_sorted, p)) continue;
-    if (!first) gv__sbuf_put(b, ", ", 2);
-    first = 0;
-    gv__sbuf_repr_key(b, p);
+/* The child of q under the same path entry as p's child at insertion index
+ * ix, or NULL. */
+static const gv_node *sp_counterpart(const gv_node *p, size_t ix, const gv_node *q) {
+  const gv_node *key = gv_key(p, ix);
+  const gv_node *qks = NULL;
+  if (gv__is_dict_kind(gv__kind(q)))
+    qks = GV__CONT(q)->meta;
+  else if (gv__kind(q) == GV_CUSTOM)
+    qks = GV__CONT(GV__CONT(q)->meta)->kids[1];
+  if (key) {
+    if (!qks) { /* a position: the key must be that int */
+      if (gv__kind(key) != GV_INT) return NULL;
+      int64_t v = gv__ival(key);
+      return v >= 0 && (uint64_t)v < gv__arity(q) ? GV__CONT(q)->kids[v] : NULL;
+    }
+    size_t j = gv__keyset_find(qks, key);
+    if (j == SIZE_MAX || !gv__key_same(GV__CONT(qks)->kids[j], key)) return NULL;
+    return GV__CONT(q)->kids[j];
   }
-  gv__sbuf_put(b, "]", 1);
+  if (!qks) return ix < gv__arity(q) ? GV__CONT(q)->kids[ix] : NULL;
+  /* position ix among keys: the int key ix */
+  const gv__cont *ks = GV__CONT(qks);
+  const gv_node *k = gv__imm(GV_INT, (uint64_t)ix);
+  if (k) {
+    size_t j = gv__keyset_find(qks, k);
+    if (j == SIZE_MAX || gv__kind(ks->kids[j]) != GV_INT) return NULL;
+    return GV__CONT(q)->kids[j];
+  }
+  for (size_t j = 0; j < ks->h.arity; j++) /* no immediates: scan */
+    if (gv__kind(ks->kids[j]) == GV_INT && gv__ival(ks->kids[j]) == (int64_t)ix)
+      return GV__CONT(q)->kids[j];
+  return NULL;
 }
 
-static gv_status sorted_copy(gv_arena *a, const gv__vec *in, gv__vec *out) {
-  gv_status s = gv__vec_reserve(a, out, in->len);
-  if (s != GV_OK) return s;
-  if (in->len) memcpy(out->p, in->p, in->len * sizeof(const gv_node *));
-  out->len = in->len;
-  if (out->len > 1) qsort(out->p, out->len, sizeof(const gv_node *), ptr_cmp);
-  return GV_OK;
+/* The bits of a child pair (pc holds leaves) that need no walk, or -1 when
+ * both are containers with leaves. */
+static int sp_trivial(const gv_node *pc, const gv_node *qc) {
+  if (!qc || gv__num_leaves(qc) == 0) return SP_P;
+  if (pc == qc) return 0;
+  int pl = gv__is_leaf(pc), ql = gv__is_leaf(qc);
+  if (pl && ql) return 0;
+  if (pl || ql) return SP_P | SP_Q;
+  return -1;
 }
 
-gv_status gv_same_paths(gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
-  if (!a || !x || !y) return gv__err(err, GV_EINVAL, "NULL argument");
-  if (x == y) return GV_OK;
-  gv_mark m = gv_arena_mark(a);
-  paths_ctx cx = {a, {0}}, cy = {a, {0}};
-  gv__vec sx, sy;
-  gv__vec_init(&cx.v, sizeof(const gv_node *));
-  gv__vec_init(&cy.v, sizeof(const gv_node *));
-  gv__vec_init(&sx, sizeof(const gv_node *));
-  gv__vec_init(&sy, sizeof(const gv_node *));
-  gv_status s = gv_walk_paths(a, x, collect_path, &cx, NULL);
-  if (s == GV_OK) s = gv_walk_paths(a, y, collect_path, &cy, NULL);
-  if (s == GV_OK) s = sorted_copy(a, &cx.v, &sx);
-  if (s == GV_OK) s = sorted_copy(a, &cy.v, &sy);
-  if (s != GV_OK) {
-    s = s == GV_EDEPTH ? gv__err(err, s, "path too deep") : gv__oom(err);
-  } else {
-    int same = sx.len == sy.len;
-    for (size_t i = 0; same && i < sx.len; i++)
-      if (GV__VEC_AT(&sx, const gv_node *, i) != GV__VEC_AT(&sy, const gv_node *, i)) same = 0;
-    if (!same) {
-      s = GV_EMISMATCH;
-      if (err) {
-        gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
-        err->msg[0] = '\0';
-        gv__sbuf_puts(&b, "don't have the same paths: paths in a missing in b: ");
-        put_absent(&b, &cx.v, &sy);
-        gv__sbuf_puts(&b, "; paths in b missing in a: ");
-        put_absent(&b, &cy.v, &sx);
-        if (b.truncated) memcpy(err->msg + sizeof err->msg - 4, "...", 4);
-        err->status = s;
-        err->line = err->column = err->offset = 0;
+typedef struct sp_frame {
+  const gv_node *p, *q;
+  size_t i;       /* next child (insertion index) of p, then of q */
+  unsigned phase; /* 0: p's children, 1: q's children */
+  unsigned bits;
+} sp_frame;
+
+static int sp_big(const gv__memo *memo, const gv_node *p, const gv_node *q) {
+  return memo->on && (gv__esize(p) >= GV__MEMO_MIN || gv__esize(q) >= GV__MEMO_MIN);
+}
+
+/* SP_P / SP_Q of two containers that both hold leaves. */
+static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, unsigned *out) {
+  gv__memo_ent *me = gv__memo_get(memo, p0, q0);
+  if (me) {
+    *out = (unsigned)me->v & 3u;
+    return GV_OK;
+  }
+  sp_frame buf[32];
+  gv__vec st;
+  gv__vec_init_buf(&st, sizeof(sp_frame), buf, 32);
+  gv_status s = GV_OK;
+  sp_frame f0 = {p0, q0, 0, 0, 0};
+  if ((s = gv__mvec_push(memo->mem, &st, &f0)) != GV_OK) return s;
+  unsigned last = 0;
+  while (st.len) {
+    sp_frame *f = &GV__VEC_AT(&st, sp_frame, st.len - 1);
+    if (f->phase == 0 && f->bits != (SP_P | SP_Q) && f->i < f->p->arity) {
+      size_t ix = f->i++;
+      gv__memo_step(memo, 1);
+      const gv_node *pc = GV__CONT(f->p)->kids[ix];
+      if (gv__num_leaves(pc) == 0) continue;
+      const gv_node *qc = sp_counterpart(f->p, ix, f->q);
+      int t = sp_trivial(pc, qc);
+      if (t >= 0) {
+        f->bits |= (unsigned)t;
+        continue;
       }
+      me = gv__memo_get(memo, pc, qc);
+      if (me) {
+        f->bits |= (unsigned)me->v & 3u;
+        continue;
+      }
+      sp_frame nf = {pc, qc, 0, 0, 0};
+      if ((s = gv__mvec_push(memo->mem, &st, &nf)) != GV_OK) break;
+      continue;
+    }
+    if (f->phase == 0) {
+      f->phase = 1;
+      f->i = 0;
+    }
+    if (!(f->bits & SP_Q) && f->i < f->q->arity) {
+      size_t ix = f->i++;
+      const gv_node *qc = GV__CONT(f->q)->kids[ix];
+      if (gv__num_leaves(qc) == 0) continue;
+      const gv_node *pc = sp_counterpart(f->q, ix, f->p);
+      if (!pc || gv__num_leaves(pc) == 0) f->bits |= SP_Q;
+      continue;
+    }
+    /* done */
+    last = f->bits;
+    if (sp_big(memo, f->p, f->q) && (s = gv__memo_put(memo, f->p, f->q, last | SP_MEMO)) != GV_OK)
+      break;
+    st.len--;
+    if (st.len) GV__VEC_AT(&st, sp_frame, st.len - 1).bits |= last;
+  }
+  gv__mvec_free(memo->mem, &st);
+  *out = last;
+  return s;
+}
+
+/* One entry of a path being listed: a key, or a position. */
+typedef struct sp_entry {
+  const gv_node *key;
+  size_t pos;
+} sp_entry;
+
+static void sp_put_path(gv__sbuf *b, const gv__vec *path) {
+  gv__sbuf_put(b, "(", 1);
+  for (size_t i = 0; i < path->len && !b->truncated; i++) {
+    const sp_entry *e = &GV__VEC_AT(path, sp_entry, i);
+    if (i) gv__sbuf_put(b, ", ", 2);
+    if (e->key)
+      gv__sbuf_repr_key(b, e->key);
+    else
+      gv__sbuf_printf(b, "%zu", e->pos);
+  }
+  if (path->len == 1) gv__sbuf_put(b, ",", 1);
+  gv__sbuf_put(b, ")", 1);
+}
+
+typedef struct sp_list_frame {
+  const gv_node *p, *q; /* q NULL: every path under p is listed */
+  size_t i;             /* next child in traversal order */
+} sp_list_frame;
+
+/* Appends the paths of x that y lacks, in x's traversal order, until b is
+ * full. */
+static gv_status sp_list(gv__memo *memo, gv__sbuf *b, const gv_node *x, const gv_node *y,
+                         int *first) {
+  sp_list_frame fbuf[32];
+  sp_entry pbuf[32];
+  gv__vec st, path;
+  gv__vec_init_buf(&st, sizeof(sp_list_frame), fbuf, 32);
+  gv__vec_init_buf(&path, sizeof(sp_entry), pbuf, 32);
+  gv_status s = GV_OK;
+#define SP_EMIT()                                                                                  \
+  do {                                                                                             \
+    if (!*first) gv__sbuf_put(b, ", ", 2);                                                         \
+    *first = 0;                                                                                    \
+    sp_put_path(b, &path);                                                                         \
+  } while (0)
+  if (gv__num_leaves(x) == 0) goto done;
+  if (gv__is_leaf(x)) { /* the empty path: y lacks it unless it is a leaf */
+    if (!gv__is_leaf(y)) SP_EMIT();
+    goto done;
+  }
+  sp_list_frame f0 = {x, gv__is_leaf(y) || gv__num_leaves(y) == 0 ? NULL : y, 0};
+  if ((s = gv__mvec_push(memo->mem, &st, &f0)) != GV_OK) goto done;
+  while (st.len && !b->truncated) {
+    sp_list_frame *f = &GV__VEC_AT(&st, sp_list_frame, st.len - 1);
+    if (f->i == f->p->arity) {
+      st.len--;
+      if (path.len) path.len--;
+      continue;
+    }
+    size_t ix = gv__trav_index(f->p, f->i++);
+    const gv_node *pc = GV__CONT(f->p)->kids[ix];
+    if (gv__num_leaves(pc) == 0) continue;
+    const gv_node *qc = f->q ? sp_counterpart(f->p, ix, f->q) : NULL;
+    sp_entry e = {gv_key(f->p, ix), ix};
+    if ((s = gv__mvec_push(memo->mem, &path, &e)) != GV_OK) break;
+    int all = !qc || gv__num_leaves(qc) == 0 || gv__is_leaf(qc);
+    if (gv__is_leaf(pc)) { /* missing unless q has a leaf there too */
+      if (!qc || !gv__is_leaf(qc)) SP_EMIT();
+      path.len--;
+      continue;
+    }
+    if (!all && pc != qc) {
+      unsigned bits;
+      if ((s = sp_bits(memo, pc, qc, &bits)) != GV_OK) break;
+      if (!(bits & SP_P)) {
+        path.len--;
+        continue;
+      }
+    } else if (!all) {
+      path.len--;
+      continue;
+    }
+    sp_list_frame nf = {pc, all ? NULL : qc, 0};
+    if ((s = gv__mvec_push(memo->mem, &st, &nf)) != GV_OK) break;
+  }
+#undef SP_EMIT
+done:
+  gv__mvec_free(memo->mem, &st);
+  gv__mvec_free(memo->mem, &path);
+  return s;
+}
+
+/* Bits of the root pair. */
+static gv_status sp_root(gv__memo *memo, const gv_node *x, const gv_node *y, unsigned *bits) {
+  uint64_t lx = gv__num_leaves(x), ly = gv__num_leaves(y);
+  if (lx == 0 || ly == 0) {
+    *bits = (lx ? SP_P : 0u) | (ly ? SP_Q : 0u);
+    return GV_OK;
+  }
+  int t = sp_trivial(x, y);
+  if (t >= 0) {
+    *bits = (unsigned)t;
+    return GV_OK;
+  }
+  return sp_bits(memo, x, y, bits);
+}
+
+gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
+  gv_status s;
+  if ((s = check_arena(a, err)) != GV_OK || (s = check_value(x, "tree", err)) != GV_OK ||
+      (s = check_value(y, "tree", err)) != GV_OK)
+    return s;
+  if (x == y) return GV_OK;
+  gv__memo memo;
+  gv__memo_init(&memo, gv__mem_reader(a), a);
+  unsigned bits = 0;
+  s = sp_root(&memo, x, y, &bits);
+  if (s == GV_OK && bits) {
+    s = GV_EMISMATCH;
+    if (err) {
+      gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
+      err->msg[0] = '\0';
+      gv__sbuf_puts(&b, "don't have the same paths: paths in a missing in b: [");
+      int first = 1;
+      gv_status ls = sp_list(&memo, &b, x, y, &first);
+      gv__sbuf_puts(&b, "]; paths in b missing in a: [");
+      first = 1;
+      if (ls == GV_OK) ls = sp_list(&memo, &b, y, x, &first);
+      gv__sbuf_puts(&b, "]");
+      if (ls != GV_OK) s = ls;
+      err->status = s;
+      err->line = err->column = err->offset = 0;
+      if (b.truncated) gv__err_cut(err);
     }
   }
-  gv__vec_free(a, &cx.v);
-  gv__vec_free(a, &cy.v);
-  gv__vec_free(a, &sx);
-  gv__vec_free(a, &sy);
-  gv_arena_rollback(a, &m);
+  gv__memo_free(&memo);
+  if (s == GV_ENOMEM) return gv__oom(err);
   return s;
 }

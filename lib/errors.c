@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* errors.c -- status names, error messages, small text buffers, scratch vectors. */
+/* errors.c -- status names, error messages, small text buffers. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -53,8 +53,45 @@ gv_status gv__oom(gv_error *err) {
   return gv__err(err, GV_ENOMEM, "out of memory budget");
 }
 
+void gv__err_cut(gv_error *err) {
+  if (!err) return;
+  size_t len = strlen(err->msg);
+  if (len + 3 >= sizeof err->msg) len = sizeof err->msg - 4;
+  memcpy(err->msg + len, "...", 4);
+}
+
+gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const void *ctx,
+                     const char *msg, int msg_cut) {
+  if (!err) return s;
+  err->status = s;
+  err->line = err->column = err->offset = 0;
+  err->msg[0] = '\0';
+  gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
+  if (path) {
+    char pb[GV__PATH_TEXT_MAX + 1];
+    gv__sbuf p = {pb, sizeof pb, 0, 0};
+    pb[0] = '\0';
+    path(&p, ctx);
+    size_t plen = p.len < sizeof pb ? p.len : sizeof pb - 1; /* always; says so to gcc -O3 */
+    gv__sbuf_puts(&b, "at ");
+    if (p.truncated) {
+      gv__sbuf_put(&b, pb, plen > 3 ? plen - 3 : 0);
+      gv__sbuf_puts(&b, "...)");
+    } else {
+      gv__sbuf_put(&b, pb, plen);
+    }
+    gv__sbuf_puts(&b, ": ");
+  }
+  gv__sbuf_puts(&b, msg);
+  if (b.truncated || msg_cut) gv__err_cut(err);
+  return s;
+}
+
 void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n) {
-  if (b->cap == 0) return;
+  if (b->cap == 0) {
+    if (n) b->truncated = 1;
+    return;
+  }
   size_t room = b->cap - 1 - b->len;
   if (n > room) {
     n = room;
@@ -71,7 +108,7 @@ void gv__sbuf_puts(gv__sbuf *b, const char *s) {
 
 void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth) {
   gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < depth; i++) {
+  for (size_t i = 0; i < depth && !b->truncated; i++) {
     if (i) gv__sbuf_put(b, ", ", 2);
     gv__sbuf_repr_key(b, path[i]);
   }
@@ -79,25 +116,10 @@ void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth) {
   gv__sbuf_put(b, ")", 1);
 }
 
-gv_status gv__vec_reserve(gv_arena *a, gv__vec *v, size_t extra) {
-  if (v->cap - v->len >= extra) return GV_OK;
-  size_t need = v->len + extra;
-  if (need < v->len) return GV_ENOMEM;
-  size_t cap = v->cap ? v->cap : 16;
-  while (cap < need) {
-    if (cap > SIZE_MAX / 2) return GV_ENOMEM;
-    cap *= 2;
-  }
-  if (cap > SIZE_MAX / v->elem) return GV_ENOMEM;
-  void *p = gv__raw_realloc(a, v->p, v->cap * v->elem, cap * v->elem);
-  if (!p) return GV_ENOMEM;
-  v->p = p;
-  v->cap = cap;
+gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  if (!t) return gv__err(err, GV_EINVAL, "NULL tree");
+  if (!gv__is_value(t))
+    return gv__err(err, GV_EINVAL, "the tree is not a value node (a %s)", gv_type_name(t, NULL));
   return GV_OK;
-}
-
-void gv__vec_free(gv_arena *a, gv__vec *v) {
-  if (v->p) gv__raw_free(a, v->p, v->cap * v->elem);
-  v->p = NULL;
-  v->len = v->cap = 0;
 }

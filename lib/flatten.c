@@ -2,12 +2,16 @@
 /* flatten.c -- flatten, structure, paths, pack_sequence_as. */
 #include "internal.h"
 
+#include <stdio.h>
+
 /* Leaves go to the front of out, the pending subtrees are kept at its back:
  * every pending subtree holds at least one leaf not yet written, so the two
  * ends never meet and no other memory is needed, however deep the tree. */
 gv_status gv_flatten(const gv_node *t, const gv_node **out, size_t cap, size_t *n_out,
                      gv_error *err) {
   if (!t) return gv__err(err, GV_EINVAL, "NULL tree");
+  if (n_out) *n_out = 0;
+  if (!gv__is_value(t)) return gv__err(err, GV_EINVAL, "not a value node");
   uint64_t total = gv_num_leaves(t);
   if (n_out) *n_out = (size_t)total;
   if (total > cap)
@@ -61,12 +65,14 @@ static gv_status gv__structure_pre(gv__walk *w, const gv_node *n, int *descend,
 }
 
 gv_status gv_structure(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
-  if (!a || !t || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv_status s = gv__tree_arg(a, t, err);
+  if (s != GV_OK) return s;
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   if (gv__flags(t) & GV_F_STRUCTURE) {
     *out = t;
     return GV_OK;
   }
-  static const gv__walk_ops ops = {gv__structure_pre, NULL};
+  static const gv__walk_ops ops = {gv__structure_pre, NULL, 1};
   return gv__walk_run(a, t, &ops, NULL, out, err);
 }
 
@@ -93,7 +99,9 @@ static gv_status gv__pack_pre(gv__walk *w, const gv_node *n, int *descend, const
 
 gv_status gv_pack_sequence_as(gv_arena *a, const gv_node *structure, const gv_node *const *leaves,
                               size_t n, const gv_node **out, gv_error *err) {
-  if (!a || !structure || !out || (n && !leaves)) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv_status s = gv__tree_arg(a, structure, err);
+  if (s != GV_OK) return s;
+  if (!out || (n && !leaves)) return gv__err(err, GV_EINVAL, "NULL argument");
   uint64_t holds = gv_num_leaves(structure);
   if (holds != n)
     return gv__err(err, GV_ECOUNT, "too %s leaves: structure holds %llu, got %zu",
@@ -101,7 +109,8 @@ gv_status gv_pack_sequence_as(gv_arena *a, const gv_node *structure, const gv_no
   for (size_t i = 0; i < n; i++) {
     if (!gv__is_value(leaves[i])) return gv__err(err, GV_EINVAL, "leaf %zu is not a value node", i);
   }
-  static const gv__walk_ops ops = {gv__pack_pre, NULL};
+  if ((s = gv__check_output(a, gv__esize(structure), err)) != GV_OK) return s;
+  static const gv__walk_ops ops = {gv__pack_pre, NULL, 0};
   gv__pack p = {leaves, 0};
   return gv__walk_run(a, structure, &ops, &p, out, err);
 }
@@ -113,12 +122,37 @@ typedef struct gv__pframe {
   size_t next;
 } gv__pframe;
 
+typedef struct gv__path_ref {
+  const gv_node *const *path;
+  size_t depth;
+} gv__path_ref;
+
+static void gv__put_path_ref(gv__sbuf *b, const void *ctx) {
+  const gv__path_ref *r = ctx;
+  gv__sbuf_path(b, r->path, r->depth);
+}
+
+/* A callback's failure: its status, returned as given, with the path of the
+ * leaf in err. */
+static gv_status gv__path_fn_fail(gv_error *err, gv_status s, const gv_node *const *path,
+                                  size_t depth) {
+  char m[96];
+  snprintf(m, sizeof m, "callback failed with status %d (%s)", (int)s, gv_status_name(s));
+  gv__path_ref r = {path, depth};
+  return gv__err_at(err, s, depth ? gv__put_path_ref : NULL, &r, m, 0);
+}
+
 static gv_status gv__walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx,
                                 gv_error *err) {
-  if (gv__is_leaf(t)) return fn(ctx, NULL, 0, t);
+  if (gv__is_leaf(t)) {
+    gv_status s = fn(ctx, NULL, 0, t);
+    return s == GV_OK ? s : gv__path_fn_fail(err, s, NULL, 0);
+  }
+  gv__pframe fbuf[32];
+  const gv_node *pbuf[32];
   gv__vec frames, path;
-  gv__vec_init(&frames, sizeof(gv__pframe));
-  gv__vec_init(&path, sizeof(const gv_node *));
+  gv__vec_init_buf(&frames, sizeof(gv__pframe), fbuf, 32);
+  gv__vec_init_buf(&path, sizeof(const gv_node *), pbuf, 32);
   gv_status s = GV_OK;
   gv__pframe root = {t, 0};
   if ((s = gv__vec_push(a, &frames, &root)) != GV_OK) goto oom;
@@ -137,7 +171,10 @@ static gv_status gv__walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, vo
     if ((s = gv__vec_push(a, &path, &entry)) != GV_OK) goto oom;
     if (gv__is_leaf(ch)) {
       s = fn(ctx, path.p, path.len, ch);
-      if (s != GV_OK) goto done;
+      if (s != GV_OK) {
+        gv__path_fn_fail(err, s, path.p, path.len);
+        goto done;
+      }
       path.len--;
     } else {
       gv__pframe nf = {ch, 0};
@@ -154,10 +191,67 @@ done:
 }
 
 gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx, gv_error *err) {
-  if (!a || !t || !fn) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv_status s = gv__tree_arg(a, t, err);
+  if (s != GV_OK) return s;
+  if (!fn) return gv__err(err, GV_EINVAL, "NULL callback");
+  if ((s = gv__check_output(a, gv__esize(t), err)) != GV_OK) return s;
   gv_mark m = gv_arena_mark(a);
-  gv_status s = gv__walk_paths(a, t, fn, ctx, err);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
+  s = gv__walk_paths(a, t, fn, ctx, err);
+  if (s != GV_OK) gv__rollback(a, &m);
+  return s;
+}
+
+/* The entries of the paths of every leaf of t, summed (saturating): the
+ * memory flatten_with_path needs besides one tuple pair per leaf. A post-
+ * order walk, memoized, so O(distinct nodes). */
+static gv_status gv__path_entries(gv_arena *a, const gv_node *t, uint64_t *out) {
+  typedef struct {
+    const gv_node *n;
+    size_t next;
+    uint64_t sum;
+  } fr;
+  gv__memo memo;
+  gv__memo_init(&memo, gv__mem_writer(a), a);
+  memo.on = 1; /* only run when the tree may be huge */
+  gv__vec st;
+  gv__vec_init(&st, sizeof(fr));
+  gv_status s = GV_OK;
+  uint64_t res = 0;
+  if (gv__is_leaf(t)) goto done;
+  fr f0 = {t, 0, 0};
+  if ((s = gv__vec_push(a, &st, &f0)) != GV_OK) goto done;
+  while (st.len) {
+    fr *f = &GV__VEC_AT(&st, fr, st.len - 1);
+    if (f->next < f->n->arity) {
+      const gv_node *c = GV__CONT(f->n)->kids[f->next++];
+      uint64_t l = gv__num_leaves(c);
+      if (l == 0) continue;
+      f->sum = gv__sat_add(f->sum, l); /* this entry, in each path under it */
+      if (gv__is_leaf(c)) continue;
+      gv__memo_ent *me = gv__memo_get(&memo, c, c);
+      if (me) {
+        f->sum = gv__sat_add(f->sum, (uint64_t)me->v);
+        continue;
+      }
+      fr nf = {c, 0, 0};
+      if ((s = gv__vec_push(a, &st, &nf)) != GV_OK) goto done;
+      continue;
+    }
+    fr done_f = *f;
+    st.len--;
+    if (gv__esize(done_f.n) >= GV__MEMO_MIN &&
+        (s = gv__memo_put(&memo, done_f.n, done_f.n, (uintptr_t)done_f.sum)) != GV_OK)
+      goto done;
+    if (st.len)
+      GV__VEC_AT(&st, fr, st.len - 1).sum =
+          gv__sat_add(GV__VEC_AT(&st, fr, st.len - 1).sum, done_f.sum);
+    else
+      res = done_f.sum;
+  }
+done:
+  gv__vec_free(a, &st);
+  gv__memo_free(&memo);
+  *out = res;
   return s;
 }
 
@@ -179,17 +273,31 @@ static gv_status gv__fwp_leaf(void *ctx, const gv_node *const *path, size_t dept
 }
 
 gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
-  if (!a || !t || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv_status s = gv__tree_arg(a, t, err);
+  if (s != GV_OK) return s;
+  if (!out) return gv__err(err, GV_EINVAL, "NULL out");
+  uint64_t size = gv__esize(t);
+  if (a->max_output) { /* the walk, plus every path's entries */
+    uint64_t entries = gv__num_leaves(t), depth = gv_depth(t);
+    entries = entries && depth > UINT64_MAX / entries ? UINT64_MAX : entries * depth;
+    if (gv__sat_add(size, entries) > a->max_output) {
+      s = gv__path_entries(a, t, &entries);
+      if (s != GV_OK) return gv__oom(err);
+    }
+    if ((s = gv__check_output(a, gv__sat_add(size, entries), err)) != GV_OK) return s;
+  }
   gv__fwp c;
   c.a = a;
   gv__vec_init(&c.pairs, sizeof(const gv_node *));
   gv_mark m = gv_arena_mark(a);
-  gv_status s = gv__walk_paths(a, t, gv__fwp_leaf, &c, err);
+  s = gv__walk_paths(a, t, gv__fwp_leaf, &c, err);
   if (s == GV_OK)
     s = gv_list(a, c.pairs.p, c.pairs.len, out, err);
   else if (s == GV_ENOMEM)
     gv__oom(err);
+  else if (s == GV_EDEPTH)
+    gv__err(err, s, "a path is deeper than max_depth (%zu)", a->max_depth);
   gv__vec_free(a, &c.pairs);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
+  if (s != GV_OK) gv__rollback(a, &m);
   return s;
 }

@@ -45,8 +45,10 @@ static int gv__same(const gv_node *n, const gv__cand *c) {
            (c->len == 0 || memcmp(GV__BLOB(n)->data, c->data, c->len) == 0);
   default: {
     const gv__cont *k = GV__CONT(n);
-    /* a keyset is its keys in order: its twin (meta) follows from them */
-    return (c->kind == GV_KEYSET || k->meta == c->meta) && k->aux == c->aux &&
+    /* a keyset is its keys in order, a tuple its children: their twins
+     * (meta) follow from them */
+    return (c->kind == GV_KEYSET || c->kind == GV_TUPLE || k->meta == c->meta) &&
+           k->aux == c->aux &&
            (c->arity == 0 || memcmp(k->kids, c->kids, c->arity * sizeof(gv_node *)) == 0);
   }
   }

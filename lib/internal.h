@@ -6,6 +6,7 @@
 #include "grove.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------------------
@@ -38,7 +39,12 @@ typedef struct gv__blob {
 } gv__blob;
 
 /* Containers and metadata nodes.
- *   list/tuple:   meta NULL, aux NULL
+ *   list:         meta NULL, aux NULL
+ *   tuple:        meta NULL, or for a key with a number in a non-canonical
+ *                 spelling (GV__F_NCKEY) its canonical twin: the same key
+ *                 with bools and integral floats as ints, so that two keys
+ *                 are equal in Python iff their twins are one node (the twin
+ *                 is not part of the tuple's identity or hash); aux NULL
  *   dict/odict:   meta keyset, aux NULL
  *   ddict:        meta keyset, aux factory (str)
  *   namedtuple:   meta schema, aux NULL
@@ -62,6 +68,7 @@ typedef struct gv__cont {
     uint64_t num_leaves; /* value kinds */
     uint64_t sethash;    /* indexed keysets: the order-free hash of the keys */
   };
+  uint64_t esize; /* the node written out (gv_expanded_size), saturating */
   const gv_node *meta;
   const gv_node *aux;
   union {
@@ -184,15 +191,48 @@ static inline int gv__imm_valid(const gv_node *n) {
   }
 }
 
-static inline unsigned gv__leaf_flags(unsigned kind) {
-  return GV_F_CANONICAL | (kind == GV_STAR ? GV_F_STRUCTURE : 0u) |
-         (kind == GV_NONE ? GV_F_HAS_NONE : 0u);
+/* Internal node flags (gv_flags() shows only the public ones). */
+#define GV__F_PUBLIC 0x1Fu
+#define GV__F_KEY                                                                                  \
+  0x20u /* a key: a hashable leaf, or a tuple of keys at most GV_MAX_KEY_DEPTH deep */
+#define GV__F_NCKEY 0x40u /* a key with a bool or an int-valued float in it (see gv__cont) */
+#define GV__F_KIDS_CANONICAL 0x80u /* every child of this container is GV_F_CANONICAL */
+
+/* A float equal to some int64 (then the int is its canonical spelling as a key). */
+static inline int gv__float_is_int(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d;
+}
+/* Flags of a scalar leaf by kind (GV_INVALID..GV_STAR), not counting the one
+ * that depends on the value (GV__F_NCKEY of an int-valued float). */
+static const uint8_t gv__leaf_flag_tab[9] = {
+    GV_F_CANONICAL,
+    GV_F_CANONICAL | GV_F_HAS_NONE | GV__F_KEY,
+    GV_F_CANONICAL | GV__F_KEY | GV__F_NCKEY,
+    GV_F_CANONICAL | GV__F_KEY,
+    GV_F_CANONICAL | GV__F_KEY,
+    GV_F_CANONICAL | GV__F_KEY,
+    GV_F_CANONICAL | GV__F_KEY,
+    GV_F_CANONICAL,
+    GV_F_CANONICAL | GV_F_STRUCTURE,
+};
+/* Flags of a scalar leaf of the given kind and payload. */
+static inline unsigned gv__leaf_flags_v(unsigned kind, uint64_t u) {
+  unsigned f = gv__leaf_flag_tab[kind];
+  if (kind == GV_FLOAT && gv__float_is_int(u)) f |= GV__F_NCKEY;
+  return f;
 }
 static inline unsigned gv__kind(const gv_node *n) {
   return gv__is_imm(n) ? gv__imm_kind(n) : n->kind;
 }
+/* A node's flags; for an immediate float, without GV__F_NCKEY (see
+ * gv__flags_full), which only the canonical twins need. */
 static inline unsigned gv__flags(const gv_node *n) {
-  return gv__is_imm(n) ? gv__leaf_flags(gv__imm_kind(n)) : n->flags;
+  return gv__is_imm(n) ? gv__leaf_flag_tab[gv__imm_kind(n)] : n->flags;
+}
+static inline unsigned gv__flags_full(const gv_node *n) {
+  return gv__is_imm(n) ? gv__leaf_flags_v(gv__imm_kind(n), gv__imm_payload(n)) : n->flags;
 }
 static inline uint32_t gv__arity(const gv_node *n) {
   return gv__is_imm(n) ? 0u : n->arity;
@@ -246,6 +286,21 @@ static inline int gv__is_value(const gv_node *n) {
 static inline uint64_t gv__num_leaves(const gv_node *n) {
   return gv__is_container(n) ? GV__CONT(n)->num_leaves : 1;
 }
+/* x + y, saturating. */
+static inline uint64_t gv__sat_add(uint64_t x, uint64_t y) {
+  return x > UINT64_MAX - y ? UINT64_MAX : x + y;
+}
+/* gv_expanded_size of any node: 1 per node, + the data bytes of str/bytes. */
+static inline uint64_t gv__esize(const gv_node *n) {
+  if (gv__is_imm(n)) return 1;
+  if (n->kind == GV_STR || n->kind == GV_BYTES) return gv__sat_add(1, GV__BLOB(n)->len);
+  if (n->kind <= GV_STAR) return 1;
+  return GV__CONT(n)->esize;
+}
+/* The canonical twin of a key tuple (itself when it has none). */
+static inline const gv_node *gv__canon(const gv_node *t) {
+  return (t->flags & GV__F_NCKEY) ? GV__CONT(t)->meta : t;
+}
 /* Keyset of a dict kind, or NULL. */
 static inline const gv__cont *gv__keyset_of(const gv_node *n) {
   return gv__is_dict_kind(gv__kind(n)) ? GV__CONT(GV__CONT(n)->meta) : NULL;
@@ -296,13 +351,18 @@ typedef struct gv__chunk {
   /* data follows, aligned to 16 */
 } gv__chunk;
 
+#define GV__RB_N 16
+
 struct gv_arena {
   gv_allocator alloc;
   size_t max_bytes;
   size_t max_depth;
+  uint64_t max_output;
   uint64_t seed;
   size_t reserved; /* bytes held from the allocator, this struct included */
-  size_t used;     /* bump bytes handed out */
+  /* bump bytes handed out; atomic (relaxed, plain loads and stores on common
+   * machines) because readers on other threads read it as a size hint */
+  _Atomic size_t used;
   gv__chunk *chunk;
   size_t nchunks;
   /* intern table */
@@ -318,7 +378,49 @@ struct gv_arena {
   /* reusable scratch for constructors (sorting keys, hashing); counted in reserved */
   void *tmp;
   size_t tmp_cap;
+  /* Marks. A position is nodes + bytes used (it grows with every node and
+   * every bump allocation). Rollback i to position p makes stale every mark
+   * taken before it (gen <= i) at a position above p. rb keeps the recent
+   * such (i, p), p increasing (a later rollback to a lower position covers
+   * the earlier ones); rb_lost > 0: rollbacks up to rb_lost - 1 were dropped
+   * from rb, so marks that old are only checked for consistency. */
+  uint64_t nrollbacks;
+  struct {
+    uint64_t i;
+    size_t pos;
+  } rb[GV__RB_N];
+  size_t nrb;
+  uint64_t rb_lost;
 };
+
+/* Rolls a back to m, which must be a mark of a that is not stale (internal
+ * callers, which use their own marks). gv_arena_rollback checks first. */
+void gv__rollback(gv_arena *a, const gv_mark *m);
+/* The bytes an interned node takes in its chunk (node.c). */
+size_t gv__node_size(const gv_node *n);
+
+/* Checked builds (GROVE_CHECKED): whether n was allocated by a (immediates
+ * belong to every arena). Constructors refuse children of other arenas. */
+int gv__arena_owns(const gv_arena *a, const gv_node *n);
+#if defined(GROVE_CHECKED)
+#define GV__CHECK_OWNED(a, n, ...)                                                                 \
+  do {                                                                                             \
+    if ((n) && !gv__arena_owns((a), (n))) return gv__err(err, GV_EINVAL, __VA_ARGS__);             \
+  } while (0)
+#else
+#define GV__CHECK_OWNED(a, n, ...) ((void)(a))
+#endif
+
+/* GV_ERANGE (and the message) when an output of the given expanded size is
+ * over the arena's max_output. */
+gv_status gv__check_output(const gv_arena *a, uint64_t size, gv_error *err);
+
+static inline size_t gv__used(const gv_arena *a) {
+  return atomic_load_explicit(&a->used, memory_order_relaxed);
+}
+static inline void gv__set_used(gv_arena *a, size_t v) {
+  atomic_store_explicit(&a->used, v, memory_order_relaxed);
+}
 
 /* Raw allocation through the hook, counted in the budget. NULL on failure. */
 void *gv__raw_alloc(gv_arena *a, size_t size);
@@ -372,31 +474,122 @@ static inline int gv__snap_eq(const gv__snapshot *x, const gv__snapshot *y) {
 }
 
 /* ---------------------------------------------------------------------------
- * Growable scratch vector, memory from the arena's allocator and counted in
- * its budget while held. Always gv__vec_free it (on every path).
+ * Scratch memory of one call (memo.c). Writers -- calls that may build nodes
+ * -- count it in the arena's budget while they hold it. Readers take it
+ * straight from the arena's allocator hook and never touch the arena itself
+ * (not its counters, table or chunks), so any number of readers may run while
+ * one writer builds; their scratch is not counted in max_bytes.
  * ------------------------------------------------------------------------- */
+typedef struct gv__mem {
+  gv_arena *w;            /* a writer's arena (counted), or NULL */
+  const gv_allocator *al; /* a reader's hook (not counted) */
+} gv__mem;
+static inline gv__mem gv__mem_writer(gv_arena *a) {
+  gv__mem m = {a, NULL};
+  return m;
+}
+static inline gv__mem gv__mem_reader(const gv_arena *a) {
+  gv__mem m = {NULL, &a->alloc};
+  return m;
+}
+/* realloc-style (new_size 0 frees); NULL on failure. */
+void *gv__mem_realloc(gv__mem m, void *p, size_t old_size, size_t new_size);
+
+/* Growable scratch vector. It may start in a caller's buffer (fixed: never
+ * freed or resized in place; copied out when it grows). Always free it. */
 typedef struct gv__vec {
   void *p;
   size_t len, cap; /* in elements */
   size_t elem;
+  int fixed; /* p is the caller's buffer */
 } gv__vec;
 static inline void gv__vec_init(gv__vec *v, size_t elem) {
   v->p = NULL;
   v->len = v->cap = 0;
   v->elem = elem;
+  v->fixed = 0;
 }
-gv_status gv__vec_reserve(gv_arena *a, gv__vec *v, size_t extra);
-void gv__vec_free(gv_arena *a, gv__vec *v);
-static inline gv_status gv__vec_push(gv_arena *a, gv__vec *v, const void *x) {
+static inline void gv__vec_init_buf(gv__vec *v, size_t elem, void *buf, size_t cap) {
+  v->p = buf;
+  v->len = 0;
+  v->cap = cap;
+  v->elem = elem;
+  v->fixed = 1;
+}
+gv_status gv__mvec_reserve(gv__mem m, gv__vec *v, size_t extra);
+void gv__mvec_free(gv__mem m, gv__vec *v);
+static inline gv_status gv__mvec_push(gv__mem m, gv__vec *v, const void *x) {
   if (v->len == v->cap) {
-    gv_status s = gv__vec_reserve(a, v, 1);
+    gv_status s = gv__mvec_reserve(m, v, 1);
     if (s != GV_OK) return s;
   }
   memcpy((char *)v->p + v->len * v->elem, x, v->elem);
   v->len++;
   return GV_OK;
 }
+/* The writer's forms: memory counted in a's budget. */
+static inline gv_status gv__vec_reserve(gv_arena *a, gv__vec *v, size_t extra) {
+  return gv__mvec_reserve(gv__mem_writer(a), v, extra);
+}
+static inline void gv__vec_free(gv_arena *a, gv__vec *v) {
+  gv__mvec_free(gv__mem_writer(a), v);
+}
+static inline gv_status gv__vec_push(gv_arena *a, gv__vec *v, const void *x) {
+  return gv__mvec_push(gv__mem_writer(a), v, x);
+}
 #define GV__VEC_AT(v, T, i) (((T *)(v)->p)[i])
+
+/* The memo of one call: pointer pair -> small value, open addressing. A
+ * per-node pass memoizes the containers whose expanded size is at least
+ * GV__MEMO_MIN, so its work is O(GV__MEMO_MIN x distinct nodes) however much
+ * a tree shares (smaller subtrees are cheaper to walk again than to look up).
+ * It turns the memo on only after `after` steps (one step: one child looked
+ * at): GV__MEMO_AFTER, or fewer when the call's arena holds fewer child
+ * pointers than that, since a tree of it without shared subtrees never needs
+ * more steps than that. So trees that do not share pay nothing for it, and one
+ * that does costs at most that many steps more. */
+#define GV__MEMO_MIN 32
+#define GV__MEMO_AFTER ((uint64_t)1 << 21)
+typedef struct gv__memo_ent {
+  const void *x, *y;
+  uintptr_t v;
+} gv__memo_ent;
+typedef struct gv__memo {
+  gv__memo_ent *t;
+  size_t cap, len; /* cap a power of two, or 0 */
+  gv__mem mem;
+  uint64_t steps, after;
+  int on;
+} gv__memo;
+/* a: the call's arena (NULL: none), whose size bounds the steps a tree of it
+ * without shared subtrees can need (read as a hint: readers may run next to
+ * its writer). */
+static inline void gv__memo_init(gv__memo *m, gv__mem mem, const gv_arena *a) {
+  m->t = NULL;
+  m->cap = m->len = 0;
+  m->mem = mem;
+  m->steps = 0;
+  m->after = GV__MEMO_AFTER;
+  m->on = 0;
+  if (a) {
+    uint64_t room = gv__used(a) / sizeof(gv_node *) + 64;
+    if (room < m->after) m->after = room;
+  }
+}
+/* Counts n steps; the memo is on once they pass m->after. */
+static inline void gv__memo_step(gv__memo *m, uint64_t n) {
+  m->steps += n;
+  if (m->steps > m->after) m->on = 1;
+}
+/* Whether to look n up / record it: the memo is on and n is large enough. */
+static inline int gv__memo_big(const gv__memo *m, const gv_node *n) {
+  return m->on && gv__esize(n) >= GV__MEMO_MIN;
+}
+/* The entry of (x, y), or NULL. */
+gv__memo_ent *gv__memo_get(const gv__memo *m, const void *x, const void *y);
+/* Sets the value of (x, y) (adding the pair). GV_ENOMEM on failure. */
+gv_status gv__memo_put(gv__memo *m, const void *x, const void *y, uintptr_t v);
+void gv__memo_free(gv__memo *m);
 
 /* ---------------------------------------------------------------------------
  * Errors
@@ -406,6 +599,11 @@ gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3,
 gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
 /* The standard out-of-budget error. */
 gv_status gv__oom(gv_error *err);
+/* GV_EINVAL unless a is an arena and t a value node (not NULL, not a
+ * metadata node, not a forged word). */
+gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
+/* Ends err's message with "..." (it was cut somewhere). */
+void gv__err_cut(gv_error *err);
 
 /* A small append-only text buffer with a fixed capacity (truncates). */
 typedef struct gv__sbuf {
@@ -420,6 +618,15 @@ void gv__sbuf_puts(gv__sbuf *b, const char *s);
 void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
 /* Append a path "(0, 'a')" from entries. */
 void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
+/* Writes a path "(0, 'a')" into b (stopping once b is full). */
+typedef void (*gv__path_writer)(gv__sbuf *b, const void *ctx);
+/* The longest path text an error message shows; longer ones end "...)". */
+#define GV__PATH_TEXT_MAX 320
+/* Fills err with "at PATH: msg" (just msg when path is NULL) and returns s;
+ * msg_cut says msg itself was cut: the message then ends with "...", as it
+ * does when it does not fit. */
+gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const void *ctx,
+                     const char *msg, int msg_cut);
 
 /* ---------------------------------------------------------------------------
  * Node helpers (node.c)
@@ -427,8 +634,6 @@ void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
 /* Entry naming child at insertion index i of container n on a path: an int
  * node for positions, the key for dict kinds and keyed custom nodes. */
 gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
-/* Internal flag: every child of this container is GV_F_CANONICAL. */
-#define GV__F_KIDS_CANONICAL 0x80u
 /* dict or defaultdict n rebuilt with its keyset's sorted twin (children
  * permuted); its hash comes from n's in O(1). */
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
@@ -457,6 +662,42 @@ gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, 
                        void *ctx, const gv_node **out, gv_error *err);
 /* Python-equal keys (1 == 1.0 == True). */
 int gv__key_eq(const gv_node *x, const gv_node *y);
+/* The same key value of the same types (1, 1.0 and True differ): one node
+ * within an arena; x and y are keys. */
+int gv__key_same(const gv_node *x, const gv_node *y);
+/* Leaves of one kind with the same payload. */
+int gv__leaf_same(const gv_node *x, const gv_node *y);
+/* The insertion index of the key Python-equal to key in keyset ks, or
+ * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
+size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
+
+/* ---------------------------------------------------------------------------
+ * The key order (keys.c)
+ * ------------------------------------------------------------------------- */
+enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
+/* The class of a key: numbers together, then None, bytes, str, tuple. */
+int gv__key_class(const gv_node *k);
+/* The order of a keyset whose keys are not all comparable: by type name
+ * (NoneType < bool < bytes < float < int < str < tuple), then by value, tuples
+ * element by element by the same rule. Total; non-keys after keys. */
+int gv__key_cmp_mixed(const gv_node *x, const gv_node *y);
+/* The natural key order (numbers together; tuples by their first pair of
+ * elements unequal in Python). Sets *incomparable (if not NULL) when the
+ * deciding pair is incomparable in Python: the result then orders by class,
+ * a total order that only serves to find repeated keys and such pairs. x and
+ * y must be keys. */
+int gv__key_cmp_nat(const gv_node *x, const gv_node *y, int *incomparable);
+/* Stable bottom-up merge sort of idx[0..n) by keys, naturally or (mixed) by
+ * type name first (tmp has room for n more). */
+void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *keys, int mixed);
+/* A sort key: a 64-bit prefix of the key and its index. */
+typedef struct gv__pk {
+  uint64_t pre;
+  uint32_t idx;
+} gv__pk;
+/* Sorts all-str, all-bytes or all-int keys by prefix first (pk has room for
+ * 2n pairs). */
+void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *keys);
 
 /* ---------------------------------------------------------------------------
  * The rebuild walk (walk.c): an iterative depth-first walk in traversal order
@@ -479,6 +720,9 @@ typedef struct gv__walk_ops {
   /* Called after a container's children: rebuilt is n itself when no child
    * result differs. NULL post means *res = rebuilt. */
   gv_status (*post)(gv__walk *w, const gv_node *n, const gv_node *rebuilt, const gv_node **res);
+  /* The result depends on the node alone (no callback, no position): large
+   * subtrees are then memoized, and a shared one is walked once. */
+  int memo;
 } gv__walk_ops;
 
 struct gv__walk {
@@ -494,7 +738,5 @@ struct gv__walk {
  * Atomic: on failure the arena is rolled back to what it held at the call. */
 gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
                        const gv_node **out, gv_error *err);
-/* The path to the node being visited (frames' positions), as text. */
-void gv__walk_path(gv__walk *w, gv__sbuf *b);
 
 #endif /* GROVE_INTERNAL_H */

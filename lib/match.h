@@ -8,9 +8,13 @@
 /* One step of the match relation (stated in include/grove.h, above
  * gv_same_structure): does b match the reference a at this node (children not
  * looked at)? When a is a leaf, the leaf rule applies (b must be a leaf);
- * callers that do not apply it (map_up_to) must not call this on leaves.
- * Returns 1 on a match; otherwise 0 with the message (no path) in msg. */
-int gv__match_node(const gv_node *a, const gv_node *b, gv__sbuf *msg);
+ * callers that do not apply it (map_up_to) must not call this on leaves. Returns 1 on a match;
+ * otherwise 0 with the message (no path) in msg, or -1 when out of memory (namedtuple and custom
+ * types of two arenas are compared by value, with scratch from memo). */
+int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf *msg);
+/* Exact equality of two nodes, possibly of two arenas (kind, payload,
+ * metadata, children): 1, 0, or -1 when out of memory. Memoized in memo. */
+int gv__same_value(gv__memo *memo, const gv_node *x, const gv_node *y);
 /* The child of b paired with a's child at traversal position i (a and b
  * matched by gv__match_node). */
 const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i);
@@ -20,6 +24,9 @@ void gv__frames_path(gv__sbuf *b, const gv__frame *frames, size_t n);
 /* Fills err with "at PATH: msg" (no prefix when n == 0) and returns s. */
 gv_status gv__match_fail(gv_error *err, gv_status s, const gv__frame *frames, size_t n,
                          const char *msg);
+/* The same for a msg that was itself cut (msg_cut): the message ends "...". */
+gv_status gv__match_fail_cut(gv_error *err, gv_status s, const gv__frame *frames, size_t n,
+                             const char *msg, int msg_cut);
 /* printf into a text buffer (truncating). */
 void gv__sbuf_printf(gv__sbuf *b, const char *fmt, ...) GV_PRINTF(2, 3);
 

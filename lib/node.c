@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* node.c -- constructors, keysets and the key order, flags, accessors. */
+/* node.c -- constructors, keysets, flags and hashes (accessors: access.c; key order: keys.c). */
 #include "internal.h"
 
 #include <math.h>
@@ -161,12 +161,12 @@ static gv_status gv__leaf_boxed(gv_arena *a, unsigned kind, uint64_t u, const gv
   }
   gv__scalar *s;
   if (gv__intern_reserve(a) != GV_OK || !(s = gv__alloc(a, sizeof *s))) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return gv__oom(err);
   }
   s->h.hash = c.hash;
   s->h.kind = (uint8_t)kind;
-  s->h.flags = (uint8_t)gv__leaf_flags(kind);
+  s->h.flags = (uint8_t)gv__leaf_flags_v(kind, u);
   s->h.aux16 = 0;
   s->h.arity = 0;
   s->v.u = u;
@@ -266,7 +266,7 @@ gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, con
     return gv__oom(err);
   b->h.hash = c.hash;
   b->h.kind = (uint8_t)kind;
-  b->h.flags = GV_F_CANONICAL;
+  b->h.flags = GV_F_CANONICAL | GV__F_KEY;
   b->h.aux16 = 0;
   b->h.arity = 0;
   b->len = len;
@@ -286,7 +286,7 @@ static gv_status gv__blob_make(gv_arena *a, unsigned kind, const void *p, size_t
   }
   gv_mark m = gv_arena_mark(a);
   gv_status s = gv__blob_in(a, kind, p, len, out, err);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
+  if (s != GV_OK) gv__rollback(a, &m);
   return s;
 }
 
@@ -309,17 +309,19 @@ static unsigned gv__child_flag_mask(unsigned kind) {
 /* What a container learns from its children: leaves, depth, flags. */
 typedef struct gv__kids_info {
   uint64_t leaves;
+  uint64_t esum; /* the children's expanded sizes, saturating */
   size_t depth;
   unsigned all, any;
   int shape;
 } gv__kids_info;
 
-static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t n,
-                               gv__kids_info *ki, gv_error *err) {
+static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *const *kids,
+                               size_t n, gv__kids_info *ki, gv_error *err) {
   int value = gv__is_container_kind(kind);
-  uint64_t leaves = 0;
+  uint64_t leaves = 0, esum = 0, imm = 0; /* imm: immediate children (a leaf, size 1 each) */
   size_t depth = 0;
-  unsigned all = GV_F_CANONICAL | GV_F_STRUCTURE, any = kind == GV_LIST ? GV_F_HAS_LIST : 0;
+  unsigned all = GV_F_CANONICAL | GV_F_STRUCTURE | GV__F_KEY;
+  unsigned any = kind == GV_LIST ? GV_F_HAS_LIST : 0;
   int shape = kind == GV_LIST || kind == GV_TUPLE;
   for (size_t i = 0; i < n; i++) {
     const gv_node *k = kids[i];
@@ -329,22 +331,31 @@ static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t
     }
     if (gv__is_imm(k)) {
       if ((gv__word(k) & 0xFFu) == ((GV_INT << 1) | 1u)) { /* the common case: an int */
-        all &= GV_F_CANONICAL;
-        leaves++;
+        all &= GV_F_CANONICAL | GV__F_KEY;
+        imm++;
+        continue;
+      }
+      if (gv__word(k) == ((GV_STAR << 1) | 1u)) { /* *, what structure builds */
+        all &= GV_F_CANONICAL | GV_F_STRUCTURE;
+        shape = 0;
+        imm++;
         continue;
       }
       if (!gv__imm_valid(k)) return gv__err(err, GV_EINVAL, "child %zu is not a node", i);
-      unsigned kk = gv__imm_kind(k), f = gv__leaf_flags(kk);
+      unsigned kk = gv__imm_kind(k), f = gv__leaf_flag_tab[kk];
+      if (kk == GV_FLOAT && gv__float_is_int(gv__word(k) & ~(uint64_t)0xFF)) f |= GV__F_NCKEY;
       all &= f;
-      any |= f & GV_F_HAS_NONE;
-      if (kk == GV_FLOAT || kk == GV_HANDLE || kk == GV_STAR) shape = 0;
-      leaves++;
+      any |= f & (GV_F_HAS_NONE | GV__F_NCKEY);
+      shape &= !((0x190u >> kk) & 1u); /* float, handle, * */
+      imm++;
       continue;
     }
     if (value && !gv__is_value(k))
       return gv__err(err, GV_EINVAL, "child %zu is not a value node", i);
+    GV__CHECK_OWNED(a, k, "child %zu is a node of another arena", i);
     all &= k->flags;
-    any |= k->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE);
+    any |= k->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE | GV__F_NCKEY);
+    esum = gv__sat_add(esum, gv__esize(k));
     unsigned kk = k->kind;
     if (shape && kk != GV_INT && kk != GV_BOOL && kk != GV_NONE) shape = 0;
     if (gv__is_leaf_kind(kk)) {
@@ -353,13 +364,15 @@ static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t
     }
     uint64_t nl = GV__CONT(k)->num_leaves;
     size_t d = GV__CONT(k)->depth;
-    if (gv__is_container_kind(kk)) {
+    if (value && gv__is_container_kind(kk)) {
       if (nl > UINT64_MAX - leaves) return gv__err(err, GV_ERANGE, "too many leaves");
       leaves += nl;
     }
     if (d > depth) depth = d;
   }
-  ki->leaves = leaves;
+  if (imm > UINT64_MAX - leaves) return gv__err(err, GV_ERANGE, "too many leaves");
+  ki->leaves = leaves + imm;
+  ki->esum = gv__sat_add(esum, imm);
   ki->depth = depth + 1;
   ki->all = all;
   ki->any = any;
@@ -367,30 +380,83 @@ static gv_status gv__scan_kids(unsigned kind, const gv_node *const *kids, size_t
   return GV_OK;
 }
 
-/* Interns a container (value kinds: kids must be values) or a metadata node
- * other than a keyset (kids may be NULL for ctype). */
 static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                            const gv_node *const *kids, size_t n, const uint64_t *vhash_in,
+                            const gv_node *const *kids, size_t n, const gv__cont *like,
+                            const gv_node **out, gv_error *err);
+
+/* The canonical twin of a key tuple with children kids: each bool or
+ * int-valued float as an int, each tuple child as its own twin. */
+static gv_status gv__twin(gv_arena *a, const gv_node *const *kids, size_t n, const gv_node **out,
+                          gv_error *err) {
+  const gv_node *small[16], **ck = small;
+  if (n > 16) {
+    if (n > SIZE_MAX / sizeof *ck || !(ck = gv__raw_alloc(a, n * sizeof *ck))) return gv__oom(err);
+  }
+  gv_status s = GV_OK;
+  for (size_t i = 0; i < n && s == GV_OK; i++) {
+    const gv_node *k = kids[i];
+    ck[i] = k;
+    if (!(gv__flags_full(k) & GV__F_NCKEY)) continue;
+    if (gv__kind(k) == GV_TUPLE)
+      ck[i] = GV__CONT(k)->meta;
+    else if (gv__kind(k) == GV_BOOL)
+      s = gv_int(a, gv__ival(k), &ck[i], err);
+    else
+      s = gv_int(a, (int64_t)gv__fval(k), &ck[i], err);
+  }
+  if (s == GV_OK) s = gv__make_h(a, GV_TUPLE, NULL, NULL, ck, n, NULL, out, err);
+  if (ck != small) gv__raw_free(a, ck, n * sizeof *ck);
+  return s;
+}
+
+/* Interns a container (value kinds: kids must be values) or a metadata node
+ * other than a keyset (kids may be NULL for ctype). like: NULL, or a dict
+ * kind whose children these are, reordered for the sorted twin of its keyset
+ * (meta): then what it learned from them holds as it is. */
+static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                            const gv_node *const *kids, size_t n, const gv__cont *like,
                             const gv_node **out, gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
   if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
+  if (kind == GV_TUPLE) meta = NULL; /* a template's twin (gv_rebuild): made anew below */
+  GV__CHECK_OWNED(a, meta, "metadata node of another arena");
+  GV__CHECK_OWNED(a, aux, "a node of another arena in the metadata");
   gv__kids_info ki;
-  gv_status st = gv__scan_kids(kind, kids, n, &ki, err);
-  if (st != GV_OK) return st;
+  gv_status st;
+  unsigned flags = 0;
+  uint64_t esize;
+  if (like) { /* the same children, the same keys: only the order changes */
+    ki.depth = like->depth;
+    ki.leaves = like->num_leaves;
+    esize = like->esize;
+    flags = like->h.flags & ~(unsigned)GV_F_CANONICAL;
+    if (flags & GV__F_KIDS_CANONICAL) flags |= GV_F_CANONICAL; /* the twin is sorted */
+    goto hash;
+  }
+  if ((st = gv__scan_kids(a, kind, kids, n, &ki, err)) != GV_OK) return st;
   if (ki.depth > a->max_depth || ki.depth > UINT32_MAX)
     return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
-  unsigned flags = 0;
   if (gv__is_container_kind(kind)) {
-    flags = (ki.all & gv__child_flag_mask(kind)) | ki.any | (ki.shape ? GV_F_SHAPE : 0);
+    flags = (ki.all & gv__child_flag_mask(kind)) | (ki.any & ~GV__F_NCKEY) |
+            (ki.shape ? GV_F_SHAPE : 0);
     if (ki.all & GV_F_CANONICAL) flags |= GV__F_KIDS_CANONICAL;
     if ((kind == GV_DICT || kind == GV_DDICT) && !(meta->aux16 & GV__KS_SORTED))
       flags &= ~GV_F_CANONICAL;
+    if (kind == GV_TUPLE && (ki.all & GV__F_KEY) && ki.depth <= GV_MAX_KEY_DEPTH)
+      flags |= GV__F_KEY | (ki.any & GV__F_NCKEY);
   }
+  /* expanded size: the node, its children, and what printing it writes of its
+   * metadata (keys, field names, type name, factory, maxlen, custom meta) */
+  esize = gv__sat_add(1, ki.esum);
+  if (meta && kind != GV_TUPLE) esize = gv__sat_add(esize, GV__CONT(meta)->esize);
+  if (aux && (kind == GV_DDICT || kind == GV_DEQUE)) esize = gv__sat_add(esize, gv__esize(aux));
+hash:;
   gv__cand c;
   uint64_t vhash = 0;
   if (gv__is_dict_kind(kind)) {
     const uint32_t *order = kind == GV_ODICT ? NULL : GV__CONT(meta)->perm;
-    vhash = vhash_in ? *vhash_in : gv__hash_vals(kids, n, order);
+    /* a reordered dict keeps the hash of its children in traversal order */
+    vhash = like ? like->vhash : gv__hash_vals(kids, n, order);
     c.hash = gv__hash_dict(kind, n, meta, aux, vhash);
   } else {
     c.hash = gv__hash_cont(kind, meta, aux, kids, n);
@@ -405,6 +471,10 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
     *out = hit;
     return GV_OK;
   }
+  if (flags & GV__F_NCKEY) { /* a key that needs its canonical twin */
+    st = gv__twin(a, kids, n, &meta, err);
+    if (st != GV_OK) return st;
+  }
   if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
   gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *));
   if (!k) return gv__oom(err);
@@ -416,6 +486,7 @@ static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, con
   k->depth = (uint32_t)ki.depth;
   k->reserved = 0;
   k->num_leaves = ki.leaves;
+  k->esize = esize;
   k->meta = meta;
   k->aux = aux;
   if (gv__is_dict_kind(kind))
@@ -445,211 +516,9 @@ gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const g
     if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
     gv_mark m_ = gv_arena_mark(a);                                                                 \
     gv_status s_ = (expr);                                                                         \
-    if (s_ != GV_OK) gv_arena_rollback((a), &m_);                                                  \
+    if (s_ != GV_OK) gv__rollback((a), &m_);                                                       \
     return s_;                                                                                     \
   } while (0)
-
-/* ---------------------------------------------------------------------------
- * Key order
- * ------------------------------------------------------------------------- */
-
-enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
-
-static int gv__key_class(const gv_node *k) {
-  switch (gv__kind(k)) {
-  case GV_NONE:
-    return GV__KC_NONE;
-  case GV_BOOL:
-  case GV_INT:
-  case GV_FLOAT:
-    return GV__KC_NUM;
-  case GV_BYTES:
-    return GV__KC_BYTES;
-  case GV_STR:
-    return GV__KC_STR;
-  case GV_TUPLE:
-    return GV__KC_TUPLE;
-  default:
-    return GV__KC_BAD;
-  }
-}
-
-/* Python type-name rank: NoneType < bool < bytes < float < int < str < tuple. */
-static int gv__type_rank(const gv_node *k) {
-  switch (gv__kind(k)) {
-  case GV_NONE:
-    return 0;
-  case GV_BOOL:
-    return 1;
-  case GV_BYTES:
-    return 2;
-  case GV_FLOAT:
-    return 3;
-  case GV_INT:
-    return 4;
-  case GV_STR:
-    return 5;
-  default:
-    return 6;
-  }
-}
-
-static int gv__num_cmp(const gv_node *x, const gv_node *y) {
-  int xf = gv__kind(x) == GV_FLOAT, yf = gv__kind(y) == GV_FLOAT;
-  if (!xf && !yf) {
-    int64_t a = gv__ival(x), b = gv__ival(y);
-    return (a > b) - (a < b);
-  }
-  if (xf && yf) {
-    double a = gv__fval(x), b = gv__fval(y);
-    if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
-    return (a > b) - (a < b);
-  }
-  /* exactly one float: compare int i with double d exactly */
-  int sign = xf ? -1 : 1;
-  int64_t i = gv__ival(xf ? y : x);
-  double d = gv__fval(xf ? x : y);
-  int r;
-  if (isnan(d) || d >= 9223372036854775808.0)
-    r = -1;
-  else if (d < -9223372036854775808.0)
-    r = 1;
-  else {
-    int64_t t = (int64_t)d;
-    if (i != t)
-      r = i < t ? -1 : 1;
-    else {
-      double frac = d - (double)t;
-      r = frac > 0 ? -1 : frac < 0 ? 1 : 0;
-    }
-  }
-  return sign * r;
-}
-
-int gv_key_cmp(const gv_node *x, const gv_node *y) {
-  if (x == y) return 0;
-  if (!x || !y) return x ? 1 : -1;
-  int cx = gv__key_class(x), cy = gv__key_class(y);
-  if (cx != cy) return cx < cy ? -1 : 1;
-  switch (cx) {
-  case GV__KC_NONE:
-    return 0;
-  case GV__KC_NUM:
-    return gv__num_cmp(x, y);
-  case GV__KC_BYTES:
-  case GV__KC_STR: {
-    size_t lx = GV__BLOB(x)->len, ly = GV__BLOB(y)->len;
-    int r = memcmp(GV__BLOB(x)->data, GV__BLOB(y)->data, lx < ly ? lx : ly);
-    if (r) return r < 0 ? -1 : 1;
-    return (lx > ly) - (lx < ly);
-  }
-  case GV__KC_TUPLE: { /* bounded: keys nest at most GV_MAX_KEY_DEPTH */
-    size_t nx = x->arity, ny = y->arity;
-    for (size_t i = 0; i < nx && i < ny; i++) {
-      int r = gv_key_cmp(GV__CONT(x)->kids[i], GV__CONT(y)->kids[i]);
-      if (r) return r;
-    }
-    return (nx > ny) - (nx < ny);
-  }
-  default: { /* not keys: by hash, for a total order all the same */
-    uint64_t hx = gv__hash(x), hy = gv__hash(y);
-    return (hx > hy) - (hx < hy);
-  }
-  }
-}
-
-int gv__key_eq(const gv_node *x, const gv_node *y) {
-  return gv_key_cmp(x, y) == 0;
-}
-
-static int gv__key_cmp_mixed(const gv_node *x, const gv_node *y) {
-  int rx = gv__type_rank(x), ry = gv__type_rank(y);
-  if (rx != ry) return rx < ry ? -1 : 1;
-  return gv_key_cmp(x, y);
-}
-
-bool gv_is_key(const gv_node *n) {
-  if (!n) return false;
-  if (gv__is_imm(n)) return gv__imm_valid(n) && gv__key_class(n) != GV__KC_BAD;
-  if (n->kind != GV_TUPLE) return gv__key_class(n) != GV__KC_BAD;
-  if (GV__CONT(n)->depth > GV_MAX_KEY_DEPTH) return false;
-  for (size_t i = 0; i < n->arity; i++)
-    if (!gv_is_key(GV__CONT(n)->kids[i])) return false;
-  return true;
-}
-
-/* Stable bottom-up merge sort of idx[0..n) (tmp has room for n more). */
-static void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *keys,
-                         int mixed) {
-  uint32_t *src = idx, *dst = tmp;
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) {
-        const gv_node *x = keys[src[i]], *y = keys[src[j]];
-        int r = mixed ? gv__key_cmp_mixed(x, y) : gv_key_cmp(x, y);
-        dst[k++] = r <= 0 ? src[i++] : src[j++];
-      }
-      while (i < mid)
-        dst[k++] = src[i++];
-      while (j < hi)
-        dst[k++] = src[j++];
-    }
-    uint32_t *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != idx) memcpy(idx, src, n * sizeof *idx);
-}
-
-/* Sort keys for the common cases: all str, all bytes or all int keys sort by a
- * 64-bit prefix first (big-endian bytes, or the int with its sign flipped),
- * falling back to the full comparison on a tie. Returns 0 if not applicable. */
-typedef struct gv__pk {
-  uint64_t pre;
-  uint32_t idx;
-} gv__pk;
-
-static uint64_t gv__prefix(const gv_node *k) {
-  if (gv__kind(k) == GV_INT) return gv__sval(k) ^ (UINT64_C(1) << 63);
-  const unsigned char *p = (const unsigned char *)GV__BLOB(k)->data;
-  size_t len = GV__BLOB(k)->len;
-  uint64_t v = 0;
-  for (size_t i = 0; i < 8; i++)
-    v = (v << 8) | (i < len ? p[i] : 0u);
-  return v;
-}
-
-static int gv__pk_le(const gv__pk *x, const gv__pk *y, const gv_node *const *keys) {
-  if (x->pre != y->pre) return x->pre < y->pre;
-  return gv_key_cmp(keys[x->idx], keys[y->idx]) <= 0;
-}
-
-static void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *keys) {
-  gv__pk *src = pk, *dst = pk + n;
-  for (size_t i = 0; i < n; i++) {
-    src[i].pre = gv__prefix(keys[i]);
-    src[i].idx = (uint32_t)i;
-  }
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi)
-        dst[k++] = gv__pk_le(&src[i], &src[j], keys) ? src[i++] : src[j++];
-      while (i < mid)
-        dst[k++] = src[i++];
-      while (j < hi)
-        dst[k++] = src[j++];
-    }
-    gv__pk *t = src;
-    src = dst;
-    dst = t;
-  }
-  for (size_t i = 0; i < n; i++)
-    idx[i] = src[i].idx;
-}
 
 /* Allocates and interns a keyset known to be absent. twin NULL and perm NULL:
  * a sorted keyset (indexed from GV__KS_INDEX_MIN keys on); else twin is its
@@ -661,7 +530,7 @@ static gv_status gv__keyset_new(gv_arena *a, const gv_node *const *keys, size_t 
   if (twin) { /* the same keys: the same depth */
     ki.depth = GV__CONT(twin)->depth;
   } else {
-    gv_status st = gv__scan_kids(GV_KEYSET, keys, n, &ki, err);
+    gv_status st = gv__scan_kids(a, GV_KEYSET, keys, n, &ki, err);
     if (st != GV_OK) return st;
   }
   int indexed = !perm && n >= GV__KS_INDEX_MIN;
@@ -682,6 +551,7 @@ static gv_status gv__keyset_new(gv_arena *a, const gv_node *const *keys, size_t 
   k->depth = (uint32_t)ki.depth;
   k->reserved = 0;
   k->sethash = sethash;
+  k->esize = twin ? GV__CONT(twin)->esize : gv__sat_add(1, ki.esum);
   k->meta = twin;
   k->aux = NULL;
   k->perm = pcopy;
@@ -789,16 +659,23 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     gv__sort_idx(idx, merge, n, keys, 0);
   }
   for (size_t i = 1; i < n; i++) {
-    if (gv_key_cmp(keys[idx[i - 1]], keys[idx[i]]) == 0) {
-      gv__sbuf b = {err ? err->msg : NULL, err ? sizeof err->msg : 0, 0, 0};
+    /* sorted naturally, a repeated key is next to its twin, and if any two
+     * keys are incomparable in Python then two neighbours are: the keyset is
+     * then ordered by type name first (mixed) */
+    int inc = 0;
+    if (gv__key_cmp_nat(keys[idx[i - 1]], keys[idx[i]], &inc) == 0) {
       if (err) {
+        gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
+        err->msg[0] = '\0';
         gv__sbuf_puts(&b, "repeated key ");
         gv__sbuf_repr_key(&b, keys[idx[i]]);
+        if (b.truncated) gv__err_cut(err);
         err->status = GV_EKEY;
         err->line = err->column = err->offset = 0;
       }
       return GV_EKEY;
     }
+    if (inc) mixed = 1;
   }
   if (mixed) gv__sort_idx(idx, merge, n, keys, 1);
   int is_sorted = 1;
@@ -992,188 +869,11 @@ static gv_status gv__dict_sorted_in(gv_arena *a, const gv_node *n, const gv_node
     v[i] = d->kids[ks->perm[i]];
   /* the twin is sorted: its traversal order is its insertion order, so the
    * children's traversal order, and their hash, are unchanged */
-  return gv__make_h(a, n->kind, ks->meta, d->aux, v, len, &d->vhash, out, err);
+  return gv__make_h(a, n->kind, ks->meta, d->aux, v, len, d, out, err);
 }
 
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err) {
   if (!n || (gv__kind(n) != GV_DICT && gv__kind(n) != GV_DDICT) || !out)
     return gv__err(err, GV_EINVAL, "gv__dict_sorted needs a dict or defaultdict");
   GV__ATOMIC(a, gv__dict_sorted_in(a, n, out, err));
-}
-
-/* ---------------------------------------------------------------------------
- * Accessors
- * ------------------------------------------------------------------------- */
-
-gv_node_kind gv_kind(const gv_node *n) {
-  return n ? (gv_node_kind)gv__kind(n) : GV_INVALID;
-}
-size_t gv_arity(const gv_node *n) {
-  return n && !gv__is_leaf_kind(gv__kind(n)) ? gv__arity(n) : 0;
-}
-const gv_node *gv_child(const gv_node *n, size_t i) {
-  if (!n || gv__is_leaf_kind(gv__kind(n)) || i >= gv__arity(n)) return NULL;
-  return GV__CONT(n)->kids[i];
-}
-const gv_node *gv_key(const gv_node *n, size_t i) {
-  if (!n || i >= gv_arity(n)) return NULL;
-  if (gv__is_dict_kind(gv__kind(n))) return GV__CONT(GV__CONT(n)->meta)->kids[i];
-  if (gv__kind(n) == GV_CUSTOM) {
-    const gv_node *ks = GV__CONT(GV__CONT(n)->meta)->kids[1];
-    return ks ? GV__CONT(ks)->kids[i] : NULL;
-  }
-  return NULL;
-}
-size_t gv_order_index(const gv_node *n, size_t i) {
-  if (!n || i >= gv_arity(n)) return i;
-  return gv__trav_index(n, i);
-}
-uint64_t gv_num_leaves(const gv_node *n) {
-  if (!n) return 0;
-  return gv__is_container_kind(gv__kind(n)) ? GV__CONT(n)->num_leaves : 1;
-}
-size_t gv_depth(const gv_node *n) {
-  return n && !gv__is_leaf_kind(gv__kind(n)) ? GV__CONT(n)->depth : 0;
-}
-uint64_t gv_hash(const gv_node *n) {
-  return n ? gv__hash(n) : 0;
-}
-unsigned gv_flags(const gv_node *n) {
-  return n ? gv__flags(n) & 0x7Fu : 0;
-}
-bool gv_is_nested(const gv_node *n) {
-  return n && gv__is_container_kind(gv__kind(n));
-}
-bool gv_is_leaf(const gv_node *n) {
-  return n && gv__is_leaf_kind(gv__kind(n));
-}
-
-bool gv_get_bool(const gv_node *n) {
-  return n && gv__kind(n) == GV_BOOL && gv__sval(n) != 0;
-}
-int64_t gv_get_int(const gv_node *n) {
-  return n && (gv__kind(n) == GV_INT || gv__kind(n) == GV_BOOL) ? gv__ival(n) : 0;
-}
-double gv_get_float(const gv_node *n) {
-  return n && gv__kind(n) == GV_FLOAT ? gv__fval(n) : 0.0;
-}
-uint64_t gv_get_handle(const gv_node *n) {
-  return n && gv__kind(n) == GV_HANDLE ? gv__sval(n) : 0;
-}
-const char *gv_get_str(const gv_node *n, size_t *len) {
-  if (!n || gv__kind(n) != GV_STR) {
-    if (len) *len = 0;
-    return NULL;
-  }
-  if (len) *len = GV__BLOB(n)->len;
-  return GV__BLOB(n)->data;
-}
-const void *gv_get_bytes(const gv_node *n, size_t *len) {
-  if (!n || gv__kind(n) != GV_BYTES) {
-    if (len) *len = 0;
-    return NULL;
-  }
-  if (len) *len = GV__BLOB(n)->len;
-  return GV__BLOB(n)->data;
-}
-
-const char *gv_type_name(const gv_node *n, size_t *len) {
-  static const char *const names[] = {
-      "NULL",       "NoneType", "bool",   "int",    "float",  "str",         "bytes",
-      "handle",     "star",     "list",   "tuple",  "dict",   "OrderedDict", "defaultdict",
-      "namedtuple", "deque",    "custom", "keyset", "schema", "ctype"};
-  const char *s;
-  if (n && gv__kind(n) == GV_NAMEDTUPLE) {
-    s = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->data;
-    if (len) *len = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->len;
-    return s;
-  }
-  if (n && gv__kind(n) == GV_CUSTOM) {
-    const gv_node *nm = GV__CONT(GV__CONT(n)->meta)->kids[0];
-    if (len) *len = GV__BLOB(nm)->len;
-    return GV__BLOB(nm)->data;
-  }
-  s = names[n && gv__kind(n) <= GV_CTYPE ? gv__kind(n) : 0];
-  if (len) *len = strlen(s);
-  return s;
-}
-
-const gv_node *gv_meta(const gv_node *n) {
-  if (!n) return NULL;
-  if (gv__is_dict_kind(gv__kind(n)) || gv__kind(n) == GV_NAMEDTUPLE || gv__kind(n) == GV_CUSTOM)
-    return GV__CONT(n)->meta;
-  return NULL;
-}
-const gv_node *gv_ddict_factory(const gv_node *n) {
-  return n && gv__kind(n) == GV_DDICT ? GV__CONT(n)->aux : NULL;
-}
-int64_t gv_deque_maxlen(const gv_node *n) {
-  if (!n || gv__kind(n) != GV_DEQUE || !GV__CONT(n)->aux) return -1;
-  return gv__ival(GV__CONT(n)->aux);
-}
-const gv_node *gv_field_name(const gv_node *n, size_t i) {
-  if (!n || gv__kind(n) != GV_NAMEDTUPLE || i >= gv__arity(n)) return NULL;
-  return GV__CONT(GV__CONT(n)->meta)->kids[i + 1];
-}
-const gv_node *gv_custom_meta(const gv_node *n) {
-  if (!n || gv__kind(n) != GV_CUSTOM) return NULL;
-  const gv_node *m = GV__CONT(GV__CONT(n)->meta)->kids[2];
-  return m ? m : GV__CONT(n)->aux;
-}
-bool gv_custom_keyed(const gv_node *n) {
-  return n && gv__kind(n) == GV_CUSTOM && GV__CONT(GV__CONT(n)->meta)->kids[1] != NULL;
-}
-bool gv_keyset_sorted(const gv_node *ks) {
-  return ks && gv__kind(ks) == GV_KEYSET && (ks->aux16 & GV__KS_SORTED);
-}
-const gv_node *gv_keyset_twin(const gv_node *ks) {
-  if (!ks || gv__kind(ks) != GV_KEYSET) return NULL;
-  return GV__CONT(ks)->meta ? GV__CONT(ks)->meta : ks;
-}
-
-const gv_node *gv_get(const gv_node *n, const gv_node *key) {
-  if (!n || !key) return NULL;
-  if (gv__is_dict_kind(gv__kind(n))) {
-    const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
-    if (ks->h.aux16 & GV__KS_HOST) { /* the host's order: no order to search by */
-      for (size_t i = 0; i < gv__arity(n); i++)
-        if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
-      return NULL;
-    }
-    int mixed = (ks->h.aux16 & GV__KS_MIXED) != 0;
-    size_t lo = 0, hi = gv__arity(n);
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2, ix = ks->perm ? ks->perm[mid] : mid;
-      int r = mixed ? gv__key_cmp_mixed(ks->kids[ix], key) : gv_key_cmp(ks->kids[ix], key);
-      if (r == 0) return GV__CONT(n)->kids[ix];
-      if (r < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    /* a mixed keyset ranks bool < float < int first, so a number equal to a
-     * key of another numeric type (1.0 for 1, True for 1) is not where the
-     * search looks: scan for it */
-    unsigned kk = gv__kind(key);
-    if (mixed && (kk == GV_BOOL || kk == GV_INT || kk == GV_FLOAT)) {
-      for (size_t i = 0; i < gv__arity(n); i++)
-        if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
-    }
-    return NULL;
-  }
-  if (gv_custom_keyed(n)) {
-    const gv__cont *ks = GV__CONT(GV__CONT(GV__CONT(n)->meta)->kids[1]);
-    for (size_t i = 0; i < gv__arity(n); i++)
-      if (gv__key_eq(ks->kids[i], key)) return GV__CONT(n)->kids[i];
-  }
-  return NULL;
-}
-
-gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out) {
-  const gv_node *k = gv_key(n, i);
-  if (k) {
-    *out = k;
-    return GV_OK;
-  }
-  return gv_int(a, (int64_t)i, out, NULL);
 }

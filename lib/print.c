@@ -308,6 +308,7 @@ static void put_key(tout *o, const gv_node *k) {
   size_t d = 0;
   const gv_node *cur = k;
   for (;;) {
+    if (o->sb && o->sb->truncated) return; /* an error message is full: stop */
     if (!cur) {
       o_puts(o, "<NULL>");
     } else if (gv__kind(cur) == GV_TUPLE) {
@@ -459,10 +460,10 @@ static int keyed_kind(const gv_node *n) {
 }
 
 /* Path of the child being visited, from the printer's frames. */
-static void frames_path(gv__sbuf *b, const gv__vec *fr) {
-  if (fr->len == 0) return;
-  gv__sbuf_puts(b, "at (");
-  for (size_t d = 0; d < fr->len; d++) {
+static void frames_path(gv__sbuf *b, const void *ctx) {
+  const gv__vec *fr = ctx;
+  gv__sbuf_put(b, "(", 1);
+  for (size_t d = 0; d < fr->len && !b->truncated; d++) {
     const pfr *f = &GV__VEC_AT(fr, pfr, d);
     size_t idx = f->i ? f->i - 1 : 0;
     if (d) gv__sbuf_put(b, ", ", 2);
@@ -475,15 +476,16 @@ static void frames_path(gv__sbuf *b, const gv__vec *fr) {
     }
   }
   if (fr->len == 1) gv__sbuf_put(b, ",", 1);
-  gv__sbuf_puts(b, "): ");
+  gv__sbuf_put(b, ")", 1);
+}
+
+static gv_status print_fail_cut(gv_error *err, const gv__vec *fr, gv_status s, const char *what,
+                                int cut) {
+  return gv__err_at(err, s, fr->len ? frames_path : NULL, fr, what, cut);
 }
 
 static gv_status print_fail(gv_error *err, const gv__vec *fr, gv_status s, const char *what) {
-  char pb[400];
-  gv__sbuf b = {pb, sizeof pb, 0, 0};
-  pb[0] = '\0';
-  frames_path(&b, fr);
-  return gv__err(err, s, "%s%s", pb, what);
+  return print_fail_cut(err, fr, s, what, 0);
 }
 
 static gv_status write_fail(gv_error *err, gv_status s) {
@@ -491,9 +493,10 @@ static gv_status write_fail(gv_error *err, gv_status s) {
   return gv__err(err, s, "output callback failed (%s)", gv_status_name(s));
 }
 
-static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error *err) {
+static gv_status print_repr(gv__mem mem, const gv_node *root, tout *o, gv_error *err) {
+  pfr fbuf[32];
   gv__vec fr;
-  gv__vec_init(&fr, sizeof(pfr));
+  gv__vec_init_buf(&fr, sizeof(pfr), fbuf, 32);
   gv_status s = GV_OK;
   const gv_node *v = root;
   for (;;) {
@@ -503,7 +506,7 @@ static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error 
         put_scalar(o, v);
       } else if (gv__is_container(v)) {
         pfr f = {v, 0};
-        if (gv__vec_push(a, &fr, &f) != GV_OK) {
+        if (gv__mvec_push(mem, &fr, &f) != GV_OK) {
           s = gv__oom(err);
           break;
         }
@@ -549,15 +552,16 @@ static gv_status print_repr(gv_arena *a, const gv_node *root, tout *o, gv_error 
     repr_close(o, n);
     fr.len--;
   }
-  gv__vec_free(a, &fr);
+  gv__mvec_free(mem, &fr);
   if (s == GV_OK) o_flush(o);
   if (s == GV_OK && o->st != GV_OK) s = write_fail(err, o->st);
   return s;
 }
 
-static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error *err) {
+static gv_status print_json(gv__mem mem, const gv_node *root, tout *o, gv_error *err) {
+  pfr fbuf[32];
   gv__vec fr;
-  gv__vec_init(&fr, sizeof(pfr));
+  gv__vec_init_buf(&fr, sizeof(pfr), fbuf, 32);
   gv_status s = GV_OK;
   const gv_node *v = root;
   char b[48];
@@ -601,13 +605,13 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
               gv__sbuf_puts(&kb, "key ");
               gv__sbuf_repr_key(&kb, key);
               gv__sbuf_puts(&kb, " is not a str: not representable in JSON");
-              s = print_fail(err, &fr, GV_EINVAL, w);
+              s = print_fail_cut(err, &fr, GV_EINVAL, w, kb.truncated);
               goto done;
             }
           }
         }
         pfr f = {v, 0};
-        if (gv__vec_push(a, &fr, &f) != GV_OK) {
+        if (gv__mvec_push(mem, &fr, &f) != GV_OK) {
           s = gv__oom(err);
           goto done;
         }
@@ -639,18 +643,22 @@ static gv_status print_json(gv_arena *a, const gv_node *root, tout *o, gv_error 
     fr.len--;
   }
 done:
-  gv__vec_free(a, &fr);
+  gv__mvec_free(mem, &fr);
   if (s == GV_OK) o_flush(o);
   if (s == GV_OK && o->st != GV_OK) s = write_fail(err, o->st);
   return s;
 }
 
-static gv_status print_any(gv_arena *a, const gv_node *n, bool json, gv_write_fn w, void *ctx,
+static gv_status print_any(const gv_arena *a, const gv_node *n, bool json, gv_write_fn w, void *ctx,
                            gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!n) return gv__err(err, GV_EINVAL, "NULL node");
   if (gv__is_imm(n) && !gv__imm_valid(n)) return gv__err(err, GV_EINVAL, "not a node");
   if (!w) return gv__err(err, GV_EINVAL, "NULL writer");
+  if (gv__is_value(n)) { /* metadata nodes are refused below, with their path */
+    gv_status s = gv__check_output(a, gv__esize(n), err);
+    if (s != GV_OK) return s;
+  }
   char buf[TOUT_CAP];
   tout o;
   memset(&o, 0, sizeof o);
@@ -658,17 +666,16 @@ static gv_status print_any(gv_arena *a, const gv_node *n, bool json, gv_write_fn
   o.cap = sizeof buf;
   o.w = w;
   o.ctx = ctx;
-  gv_mark m = gv_arena_mark(a);
-  gv_status s = json ? print_json(a, n, &o, err) : print_repr(a, n, &o, err);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
-  return s;
+  gv__mem mem = gv__mem_reader(a);
+  return json ? print_json(mem, n, &o, err) : print_repr(mem, n, &o, err);
 }
 
-gv_status gv_print(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+gv_status gv_print(const gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
   return print_any(a, n, false, w, ctx, err);
 }
 
-gv_status gv_print_json(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+gv_status gv_print_json(const gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
+                        gv_error *err) {
   return print_any(a, n, true, w, ctx, err);
 }
 
@@ -708,7 +715,7 @@ gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json, const char **ou
   size_t total = vw.v.len;
   gv__vec_free(a, &vw.v);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = p;

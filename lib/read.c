@@ -82,14 +82,15 @@ static void line_col(const P *p, size_t off, size_t *line, size_t *col) {
 static gv_status p_fail(P *p, size_t off, gv_status s, const char *fmt, ...) GV_PRINTF(4, 5);
 static gv_status p_fail(P *p, size_t off, gv_status s, const char *fmt, ...) {
   if (!p->err) return s;
-  char m[400];
+  char m[sizeof p->err->msg];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(m, sizeof m, fmt, ap);
+  int n = vsnprintf(m, sizeof m, fmt, ap);
   va_end(ap);
   size_t line, col;
   line_col(p, off, &line, &col);
   gv__err(p->err, s, "line %zu, column %zu: %s", line, col, m);
+  if (n >= (int)sizeof m) gv__err_cut(p->err);
   p->err->line = line;
   p->err->column = col;
   p->err->offset = off;
@@ -1118,7 +1119,7 @@ gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **ou
   gv__vec_free(a, &p.keys);
   gv__vec_free(a, &p.frames);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;

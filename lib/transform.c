@@ -90,15 +90,18 @@ static gv_status bu_post(gv__walk *w, const gv_node *n, const gv_node *rebuilt,
 
 gv_status gv_traverse(gv_arena *a, const gv_node *t, bool top_down, gv_traverse_fn fn, void *ctx,
                       const gv_node **out, gv_error *err) {
-  if (!a || !t || !fn || !out) return gv__err(err, GV_EINVAL, "NULL argument");
-  static const gv__walk_ops td = {td_pre, NULL};
-  static const gv__walk_ops bu = {bu_pre, bu_post};
+  gv_status s0 = gv__tree_arg(a, t, err);
+  if (s0 != GV_OK) return s0;
+  if (!fn || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  if ((s0 = gv__check_output(a, gv__esize(t), err)) != GV_OK) return s0;
+  static const gv__walk_ops td = {td_pre, NULL, 0};
+  static const gv__walk_ops bu = {bu_pre, bu_post, 0};
   trav_ctx c = {fn, ctx};
   gv_mark m = gv_arena_mark(a);
   const gv_node *r = NULL;
   gv_status s = gv__walk_run(a, t, top_down ? &td : &bu, &c, &r, err);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;
@@ -124,7 +127,8 @@ static gv_status map1_pre(gv__walk *w, const gv_node *n, int *descend, const gv_
   else
     call = gv__is_leaf(n) && (c->none_is_leaf || gv__kind(n) != GV_NONE);
   if (!call) {
-    *descend = gv__is_container(n);
+    /* a subtree without leaves has no callback to run (map) */
+    *descend = gv__is_container(n) && (c->shape || GV__CONT(n)->num_leaves > 0);
     *res = n; /* None with none_is_leaf = false stays None */
     return GV_OK;
   }
@@ -139,13 +143,16 @@ static gv_status map1_pre(gv__walk *w, const gv_node *n, int *descend, const gv_
 
 static gv_status map1_run(gv_arena *a, map1_ctx *c, const gv_node *t, const gv_node **out,
                           gv_error *err) {
-  static const gv__walk_ops ops = {map1_pre, NULL};
+  static const gv__walk_ops ops = {map1_pre, NULL, 0};
   return gv__walk_run(a, t, &ops, c, out, err);
 }
 
 gv_status gv_map_shape(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *t, const gv_node **out,
                        gv_error *err) {
-  if (!a || !f || !t || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  gv_status s = gv__tree_arg(a, t, err);
+  if (s != GV_OK) return s;
+  if (!f || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  if ((s = gv__check_output(a, gv__esize(t), err)) != GV_OK) return s;
   map1_ctx c = {f, ctx, 1, 1};
   return map1_run(a, &c, t, out, err);
 }
@@ -176,8 +183,10 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
   gv__vec_init(&vals, sizeof(const gv_node *));
   gv__vec_init(&cur, sizeof(const gv_node *));
   gv__vec_init(&kids, sizeof(const gv_node *));
+  gv__memo memo;
+  gv__memo_init(&memo, gv__mem_writer(a), a);
   gv_status s = GV_OK;
-  char buf[400];
+  char buf[sizeof(((gv_error *)0)->msg)];
   gv__sbuf msg = {buf, sizeof buf, 0, 0};
   buf[0] = '\0';
   if ((s = gv__vec_reserve(a, &cur, m)) != GV_OK) goto oom;
@@ -197,11 +206,13 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
           if (!p->none_is_leaf && gv__kind(c[j]) == GV_NONE) {
             /* None is an empty node here, not the leaf the first tree has */
             gv__sbuf_puts(&msg, "expected a leaf, got None");
-            s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+            s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
             goto done;
           }
-          if (!gv__match_node(r, c[j], &msg)) {
-            s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+          int mr = gv__match_node(&memo, r, c[j], &msg);
+          if (mr < 0) goto oom;
+          if (!mr) {
+            s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
             goto done;
           }
         }
@@ -228,15 +239,17 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
             const char *tn = gv_type_name(c[j], &len);
             gv__sbuf_put(&msg, tn, len);
           }
-          s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+          s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
           goto done;
         }
       }
       if ((s = gv__vec_push(a, &vals, &res)) != GV_OK) goto oom;
     } else {
       for (size_t j = 1; j < m; j++) {
-        if (!gv__match_node(r, c[j], &msg)) {
-          s = gv__match_fail(err, GV_EMISMATCH, frames.p, frames.len, buf);
+        int mr = gv__match_node(&memo, r, c[j], &msg);
+        if (mr < 0) goto oom;
+        if (!mr) {
+          s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
           goto done;
         }
       }
@@ -296,6 +309,7 @@ done:
   gv__vec_free(a, &vals);
   gv__vec_free(a, &cur);
   gv__vec_free(a, &kids);
+  gv__memo_free(&memo);
   return s;
 }
 
@@ -312,6 +326,7 @@ gv_status gv_map(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *const *tree
   if (ntrees == 0) return gv__err(err, GV_EINVAL, "must provide at least one structure");
   gv_status s = check_trees(trees, ntrees, err);
   if (s != GV_OK) return s;
+  if ((s = gv__check_output(a, gv__esize(trees[0]), err)) != GV_OK) return s;
   if (ntrees == 1) {
     map1_ctx c = {f, ctx, none_is_leaf, 0};
     return map1_run(a, &c, trees[0], out, err);
@@ -321,7 +336,7 @@ gv_status gv_map(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *const *tree
   const gv_node *r = NULL;
   s = pwalk_run(&p, trees, &r);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;
@@ -336,6 +351,7 @@ gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *c
   if (ntrees == SIZE_MAX) return gv__err(err, GV_ERANGE, "too many trees");
   gv_status s = check_trees(trees, ntrees, err);
   if (s != GV_OK) return s;
+  if ((s = gv__check_output(a, gv__esize(shallow), err)) != GV_OK) return s;
   gv_mark m = gv_arena_mark(a);
   const gv_node **roots = gv__raw_alloc(a, (ntrees + 1) * sizeof *roots);
   if (!roots) return gv__oom(err);
@@ -346,7 +362,7 @@ gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *c
   s = pwalk_run(&p, roots, &r);
   gv__raw_free(a, roots, (ntrees + 1) * sizeof *roots);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;
@@ -380,7 +396,7 @@ gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t, const gv_node **out,
     *out = t;
     return GV_OK;
   }
-  static const gv__walk_ops ops = {l2t_pre, l2t_post};
+  static const gv__walk_ops ops = {l2t_pre, l2t_post, 1};
   return gv__walk_run(a, t, &ops, NULL, out, err);
 }
 
@@ -428,12 +444,12 @@ gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out, bool *cha
     if (changed) *changed = false;
     return GV_OK;
   }
-  static const gv__walk_ops ops = {order_pre, order_post};
+  static const gv__walk_ops ops = {order_pre, order_post, 1};
   gv_mark m = gv_arena_mark(a);
   const gv_node *r = NULL;
   gv_status s = gv__walk_run(a, t, &ops, NULL, &r, err);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = r;

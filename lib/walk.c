@@ -2,10 +2,17 @@
 /* walk.c -- the iterative rebuild walk shared by the single-tree passes. */
 #include "internal.h"
 
-#include <stdio.h>
+#if defined(__GNUC__) || defined(__clang__)
+#define GV__INLINE static inline __attribute__((always_inline))
+#else
+#define GV__INLINE static inline
+#endif
 
-gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
-                       const gv_node **out, gv_error *err) {
+/* The walk, made twice: with use_memo a constant, the passes that cannot
+ * memoize (their callbacks see every occurrence) pay nothing for it. */
+GV__INLINE gv_status gv__walk_impl(gv_arena *a, const gv_node *root, const gv__walk_ops *ops,
+                                   void *ctx, const gv_node **out, gv_error *err,
+                                   const int use_memo) {
   gv__walk w;
   w.a = a;
   w.err = err;
@@ -13,15 +20,31 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
   gv__vec_init(&w.frames, sizeof(gv__frame));
   gv__vec_init(&w.vals, sizeof(const gv_node *));
   gv__vec_init(&w.kids, sizeof(const gv_node *));
+  gv__memo memo;
+  gv__memo_init(&memo, gv__mem_writer(a), a);
   gv_status s = GV_OK;
   gv_mark mark = gv_arena_mark(a);
   const gv_node *node = root;
   for (;;) {
     /* visit node */
-    int descend = 1;
+    int descend = 1, big = 0;
     const gv_node *res = node;
+    if (use_memo && !gv__is_imm(node) && node->kind >= GV_LIST) {
+      gv__memo_step(&memo, node->arity);
+      if (gv__memo_big(&memo, node)) {
+        const gv__memo_ent *me = gv__memo_get(&memo, node, node);
+        if (me) { /* a shared subtree already done */
+          res = (const gv_node *)me->v;
+          descend = 0;
+          goto visited;
+        }
+        big = 1;
+      }
+    }
     s = ops->pre(&w, node, &descend, &res);
     if (s != GV_OK) goto done;
+    if (big && !descend && (s = gv__memo_put(&memo, node, node, (uintptr_t)res)) != GV_OK) goto oom;
+  visited:
     if (descend && gv__is_container(node) && node->arity > 0) {
       gv__frame f = {node, 0, w.vals.len, 0};
       if ((s = gv__vec_push(a, &w.frames, &f)) != GV_OK) goto oom;
@@ -63,6 +86,9 @@ gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops
       if (ops->post) {
         if ((s = ops->post(&w, p, rebuilt, &r)) != GV_OK) goto done;
       }
+      if (use_memo && gv__memo_big(&memo, p) &&
+          (s = gv__memo_put(&memo, p, p, (uintptr_t)r)) != GV_OK)
+        goto oom;
       w.vals.len = f->base;
       w.frames.len--;
       GV__VEC_AT(&w.vals, const gv_node *, w.vals.len) = r; /* room: base < old len */
@@ -75,26 +101,13 @@ done:
   gv__vec_free(a, &w.frames);
   gv__vec_free(a, &w.vals);
   gv__vec_free(a, &w.kids);
-  if (s != GV_OK) gv_arena_rollback(a, &mark);
+  gv__memo_free(&memo);
+  if (s != GV_OK) gv__rollback(a, &mark);
   return s;
 }
 
-void gv__walk_path(gv__walk *w, gv__sbuf *b) {
-  size_t n = w->frames.len;
-  gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < n; i++) {
-    const gv__frame *f = &GV__VEC_AT(&w->frames, gv__frame, i);
-    size_t ix = gv__trav_index(f->node, f->next - 1);
-    if (i) gv__sbuf_put(b, ", ", 2);
-    const gv_node *k = gv_key(f->node, ix);
-    if (k) {
-      gv__sbuf_repr_key(b, k);
-    } else {
-      char num[24];
-      int m = snprintf(num, sizeof num, "%zu", ix);
-      gv__sbuf_put(b, num, (size_t)m);
-    }
-  }
-  if (n == 1) gv__sbuf_put(b, ",", 1);
-  gv__sbuf_put(b, ")", 1);
+gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
+                       const gv_node **out, gv_error *err) {
+  return ops->memo ? gv__walk_impl(a, root, ops, ctx, out, err, 1)
+                   : gv__walk_impl(a, root, ops, ctx, out, err, 0);
 }

@@ -112,7 +112,7 @@ typedef struct w_frame {
 } w_frame;
 
 typedef struct w_enc {
-  gv_arena *a;
+  gv__mem mem; /* the encoder is a reader: scratch from the hook */
   w_ent *tab;
   size_t cap;    /* power of two, or 0 */
   size_t len;    /* records numbered so far */
@@ -143,7 +143,7 @@ static size_t w_find(const w_enc *e, const gv_node *n) {
 static gv_status w_grow(w_enc *e) {
   size_t ncap = e->cap ? e->cap * 2 : 1024;
   if (ncap > SIZE_MAX / 2 / sizeof(w_ent)) return GV_ENOMEM;
-  w_ent *nt = gv__raw_alloc(e->a, ncap * sizeof *nt);
+  w_ent *nt = gv__mem_realloc(e->mem, NULL, 0, ncap * sizeof *nt);
   if (!nt) return GV_ENOMEM;
   memset(nt, 0, ncap * sizeof *nt);
   for (size_t i = 0; i < e->cap; i++) {
@@ -153,7 +153,7 @@ static gv_status w_grow(w_enc *e) {
       j = (j + 1) & (ncap - 1);
     nt[j] = e->tab[i];
   }
-  gv__raw_free(e->a, e->tab, e->cap * sizeof *e->tab);
+  if (e->tab) gv__mem_realloc(e->mem, e->tab, e->cap * sizeof *e->tab, 0);
   e->tab = nt;
   e->cap = ncap;
   return GV_OK;
@@ -252,7 +252,8 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
   size_t blob = (xk == GV_STR || xk == GV_BYTES) ? GV__BLOB(x)->len : 0;
   int host = xk == GV_KEYSET && gv_keyset_host_ordered(x);
   if (nr > (SIZE_MAX - 64 - blob) / 20) return GV_ENOMEM;
-  if (gv__vec_reserve(e->a, &e->rec, 32 + blob + (host ? 20 : 10) * nr) != GV_OK) return GV_ENOMEM;
+  if (gv__mvec_reserve(e->mem, &e->rec, 32 + blob + (host ? 20 : 10) * nr) != GV_OK)
+    return GV_ENOMEM;
   unsigned char *p0 = (unsigned char *)e->rec.p + e->rec.len, *p = p0;
   const gv__cont *c = GV__CONT(x);
   switch (xk) {
@@ -346,7 +347,7 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
 static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
   if (w_nrefs(root) == 0) return w_emit(e, root, NULL, 0) == GV_OK ? GV_OK : gv__oom(err);
   w_frame f0 = {root, 0, 0};
-  if (gv__vec_push(e->a, &e->stack, &f0) != GV_OK) return gv__oom(err);
+  if (gv__mvec_push(e->mem, &e->stack, &f0) != GV_OK) return gv__oom(err);
   while (e->stack.len) {
     w_frame *f = &GV__VEC_AT(&e->stack, w_frame, e->stack.len - 1);
     if (f->next < w_nrefs(f->node)) {
@@ -357,13 +358,13 @@ static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
         if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", gv__kind(c));
         if (w_nrefs(c) != 0) {
           w_frame nf = {c, 0, e->nums.len};
-          if (gv__vec_push(e->a, &e->stack, &nf) != GV_OK) return gv__oom(err);
+          if (gv__mvec_push(e->mem, &e->stack, &nf) != GV_OK) return gv__oom(err);
           continue;
         }
         idx = e->len;
         if (w_emit(e, c, NULL, 0) != GV_OK) return gv__oom(err);
       }
-      if (gv__vec_push(e->a, &e->nums, &idx) != GV_OK) return gv__oom(err);
+      if (gv__mvec_push(e->mem, &e->nums, &idx) != GV_OK) return gv__oom(err);
     } else {
       const gv_node *done = f->node;
       size_t base = f->base, idx = e->len;
@@ -371,29 +372,29 @@ static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
         return gv__oom(err);
       e->nums.len = base;
       e->stack.len--;
-      if (e->stack.len && gv__vec_push(e->a, &e->nums, &idx) != GV_OK) return gv__oom(err);
+      if (e->stack.len && gv__mvec_push(e->mem, &e->nums, &idx) != GV_OK) return gv__oom(err);
     }
   }
   return GV_OK;
 }
 
-static gv_status w_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+static gv_status w_encode(const gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx,
+                          gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
   if (!n || !w) return gv__err(err, GV_EINVAL, "NULL argument");
   if (!gv__is_value(n))
     return gv__err(err, GV_EINVAL, "only value nodes can be encoded (got a %s)",
                    gv_type_name(n, NULL));
-  gv_mark m = gv_arena_mark(a);
   w_enc e;
   memset(&e, 0, sizeof e);
-  e.a = a;
+  e.mem = gv__mem_reader(a);
   gv__vec_init(&e.stack, sizeof(w_frame));
   gv__vec_init(&e.nums, sizeof(size_t));
   gv__vec_init(&e.rec, 1);
   gv_status s = w_walk(&e, n, err);
-  gv__vec_free(a, &e.stack);
-  gv__vec_free(a, &e.nums);
-  gv__raw_free(a, e.tab, e.cap * sizeof *e.tab);
+  gv__mvec_free(e.mem, &e.stack);
+  gv__mvec_free(e.mem, &e.nums);
+  if (e.tab) gv__mem_realloc(e.mem, e.tab, e.cap * sizeof *e.tab, 0);
   if (s == GV_OK) {
     unsigned char hdr[16] = {'G', 'R', 'V', GV__WIRE_VERSION};
     size_t hl = (size_t)(w_varint_raw(hdr + 4, (uint64_t)e.len) - hdr);
@@ -406,12 +407,11 @@ static gv_status w_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ct
     }
     if (s != GV_OK) s = gv__err(err, s, "write callback failed (%s)", gv_status_name(s));
   }
-  gv__vec_free(a, &e.rec);
-  if (s != GV_OK) gv_arena_rollback(a, &m);
+  gv__mvec_free(e.mem, &e.rec);
   return s;
 }
 
-gv_status gv_encode(gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
+gv_status gv_encode(const gv_arena *a, const gv_node *n, gv_write_fn w, void *ctx, gv_error *err) {
   return w_encode(a, n, w, ctx, err);
 }
 
@@ -419,7 +419,7 @@ static gv_status w_hash_sink(void *ctx, const char *data, size_t len) {
   return XXH3_128bits_update((XXH3_state_t *)ctx, data, len) == XXH_OK ? GV_OK : GV_EINVAL;
 }
 
-gv_status gv_fingerprint(gv_arena *a, const gv_node *n, uint8_t out[16], gv_error *err) {
+gv_status gv_fingerprint(const gv_arena *a, const gv_node *n, uint8_t out[16], gv_error *err) {
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
@@ -462,12 +462,13 @@ typedef struct w_dec {
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) GV_PRINTF(4, 5);
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) {
   if (!d->err) return s;
-  char buf[400];
+  char buf[sizeof d->err->msg];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   gv__err(d->err, s, "at byte %zu: %s", off, buf);
+  if (n >= (int)sizeof buf) gv__err_cut(d->err);
   d->err->offset = off;
   return s;
 }
@@ -686,7 +687,8 @@ static gv_status d_record(w_dec *d, size_t cur) {
     if (tag == W_DEQUE) {
       size_t moff = d->pos;
       if ((s = d_varint(d, &ml)) != GV_OK) return s;
-      if (ml > (uint64_t)INT64_MAX) return d_fail(d, GV_EWIRE, moff, "deque maxlen out of range");
+      if (ml > (uint64_t)INT64_MAX + 1u) /* maxlen + 1, 0 for None */
+        return d_fail(d, GV_EWIRE, moff, "deque maxlen out of range");
     }
     if ((s = d_count(d, "children", &n)) != GV_OK) return s;
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
@@ -869,7 +871,7 @@ gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **o
   gv__vec_free(a, &d.order);
   gv__raw_free(a, d.slots, d.slots_cap * sizeof *d.slots);
   if (s != GV_OK) {
-    gv_arena_rollback(a, &m);
+    gv__rollback(a, &m);
     return s;
   }
   *out = res;

@@ -271,3 +271,114 @@ Test(is_prefix, deep_million_and_no_side_effects) {
   cr_assert(t_snap_eq(&before, &after));
   gv_arena_free(a);
 }
+
+/* same_paths against the definition: the sets of flatten_with_path's path
+ * tuples (interned, so compared as pointers), on random small trees whose
+ * entries collide on purpose (0, 0.0, False, 1, True, 'a' as keys; positions). */
+typedef struct rng {
+  uint64_t s;
+} rng;
+static unsigned rnd(rng *r, unsigned n) {
+  r->s ^= r->s << 13;
+  r->s ^= r->s >> 7;
+  r->s ^= r->s << 17;
+  return (unsigned)(r->s % n);
+}
+
+static const gv_node *rand_tree(gv_arena *a, rng *r, int depth) {
+  static const char *const leaves[] = {"1", "None", "'x'", "2.5", "*"};
+  static const char *const keys[] = {"0", "0.0", "False", "1", "True", "'a'", "(0,)", "(0, 1)"};
+  unsigned kind = depth <= 0 ? 0 : rnd(r, 7);
+  if (kind == 0) return t_parse(a, leaves[rnd(r, 5)]);
+  size_t n = rnd(r, 4);
+  const gv_node *kids[4], *ks[4], *out = NULL;
+  for (size_t i = 0; i < n; i++)
+    kids[i] = rand_tree(a, r, depth - 1);
+  switch (kind) {
+  case 1:
+    cr_assert_eq(gv_list(a, kids, n, &out, NULL), GV_OK);
+    break;
+  case 2:
+    cr_assert_eq(gv_tuple(a, kids, n, &out, NULL), GV_OK);
+    break;
+  case 3:
+  case 4: { /* dict or OrderedDict with distinct keys (Python-equal ones clash: retry) */
+    for (size_t i = 0; i < n; i++)
+      ks[i] = t_parse(a, keys[rnd(r, 8)]);
+    gv_status s =
+        kind == 3 ? gv_dict(a, ks, kids, n, &out, NULL) : gv_odict(a, ks, kids, n, &out, NULL);
+    if (s == GV_EKEY) return t_parse(a, "{}");
+    cr_assert_eq(s, GV_OK);
+    break;
+  }
+  case 5: {
+    const gv_node *nm = t_parse(a, "'C'");
+    cr_assert_eq(gv_custom(a, nm, NULL, kids, n, NULL, &out, NULL), GV_OK);
+    break;
+  }
+  default:
+    cr_assert_eq(gv_deque(a, kids, n, -1, &out, NULL), GV_OK);
+  }
+  return out;
+}
+
+static int ptr_in(const gv_node *p, const gv_node *fwp) {
+  for (size_t i = 0; i < gv_arity(fwp); i++)
+    if (gv_child(gv_child(fwp, i), 0) == p) return 1;
+  return 0;
+}
+
+/* The paths of x missing from y, in x's order, printed as same_paths does. */
+static void missing(gv_arena *a, const gv_node *fx, const gv_node *fy, char *out, size_t cap) {
+  gv__sbuf b = {out, cap, 0, 0};
+  out[0] = 0;
+  int first = 1;
+  for (size_t i = 0; i < gv_arity(fx); i++) {
+    const gv_node *p = gv_child(gv_child(fx, i), 0);
+    if (ptr_in(p, fy)) continue;
+    if (!first) gv__sbuf_puts(&b, ", ");
+    first = 0;
+    gv__sbuf_repr_key(&b, p);
+  }
+  (void)a;
+}
+
+Test(same_paths, agrees_with_the_path_sets) {
+  gv_arena *a = t_arena();
+  rng r = {0x9E3779B97F4A7C15ull};
+  int equal = 0, differ = 0;
+  for (int round = 0; round < 3000; round++) {
+    const gv_node *x = rand_tree(a, &r, 3), *y = rand_tree(a, &r, 3), *fx, *fy;
+    if (rnd(&r, 4) == 0) { /* same shape, other leaves and kinds: often equal */
+      cr_assert_eq(gv_lists_to_tuples(a, x, &y, NULL), GV_OK);
+    }
+    cr_assert_eq(gv_flatten_with_path(a, x, &fx, NULL), GV_OK);
+    cr_assert_eq(gv_flatten_with_path(a, y, &fy, NULL), GV_OK);
+    int same = 1;
+    for (size_t i = 0; i < gv_arity(fx) && same; i++)
+      same = ptr_in(gv_child(gv_child(fx, i), 0), fy);
+    for (size_t i = 0; i < gv_arity(fy) && same; i++)
+      same = ptr_in(gv_child(gv_child(fy, i), 0), fx);
+    gv_error e;
+    gv_status s = gv_same_paths(a, x, y, &e);
+    cr_assert_eq(s, same ? GV_OK : GV_EMISMATCH, "%s vs %s: %s", t_repr(a, x), t_repr(a, y),
+                 s == GV_OK ? "" : e.msg);
+    if (same) {
+      equal++;
+      continue;
+    }
+    differ++;
+    char mx[600], my[600], want[1300];
+    missing(a, fx, fy, mx, sizeof mx);
+    missing(a, fy, fx, my, sizeof my);
+    snprintf(want, sizeof want,
+             "don't have the same paths: paths in a missing in b: [%s]; paths in b missing in a: "
+             "[%s]",
+             mx, my);
+    if (strlen(want) < sizeof e.msg - 1)
+      cr_assert_str_eq(e.msg, want, "%s vs %s", t_repr(a, x), t_repr(a, y));
+  }
+  cr_assert_gt(equal, 100);
+  cr_assert_gt(differ, 100);
+  gv_arena_free(a);
+}

@@ -97,7 +97,7 @@ Test(copy, dag_is_linear_and_deep_does_not_recurse) {
 
 Test(copy, over_budget_rolls_back) {
   gv_arena *a = t_arena(), *b = NULL;
-  gv_arena_config cfg = {64 * 1024, 0, NULL, 0};
+  gv_arena_config cfg = {.max_bytes = 64 * 1024};
   cr_assert_eq(gv_arena_new(&cfg, &b), GV_OK);
   char *text = malloc(1 << 20), *w = text;
   w += sprintf(w, "[");
@@ -353,7 +353,7 @@ Test(faults, copy_and_host_keysets_fail_cleanly) {
     for (long n = 1;; n++) {
       hook h = {0, 0, n, 0};
       gv_allocator al = {h_realloc, &h};
-      gv_arena_config cfg = {0, 0, &al, 3};
+      gv_arena_config cfg = {.alloc = &al, .seed = 3};
       gv_arena *b = NULL;
       cr_assert_eq(gv_arena_new(&cfg, &b), GV_OK);
       const gv_node *pre = t_parse(b, "{'pre': [1, 'two', (3.5, b'x')]}");

@@ -51,7 +51,10 @@ typedef struct fx {
   kept kept[MAX_KEPT];
   size_t nkept;
   size_t iter; /* which variant of the call (constructors vary their input) */
-  const gv_node *x, *y, *m, *z, *sx, *kz; /* see fx_init */
+  const gv_node *x, *y, *m, *z, *sx, *kz;   /* see fx_init */
+  const gv_node *dag, *dag2, *dagd, *chain; /* shared subtrees; a chain of 300 */
+  const gv_node *rdag, *rdag2, *rdagd;      /* deeper: readers memoize past 2^21 steps */
+  const gv_node *bigs[20], *nct[20];        /* boxed int-valued floats; key tuples */
   const gv_node *keys[40], *vals[40], *names[8];
   const gv_node **xleaves;
   size_t nx;
@@ -108,7 +111,8 @@ static void fx_init(void) {
   memset(&F, 0, sizeof F);
   F.al.realloc = h_realloc;
   F.al.ctx = &F.h;
-  gv_arena_config cfg = {0, 0, &F.al, 7};
+  /* max_output: flatten_with_path of the chain needs its exact path count */
+  gv_arena_config cfg = {0, 0, &F.al, 7, 60000};
   cr_assert_eq(gv_arena_new(&cfg, &F.a), GV_OK);
   /* x: 50 keys in reverse order, each [i, (i, 'vI'), {'z': i, 'a': None}] */
   char *w = F.text;
@@ -161,6 +165,54 @@ static void fx_init(void) {
   const gv_node *all[] = {F.x, F.y, F.m, F.z, F.sx};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     keep(all[i]);
+}
+
+/* fx_init, then shared subtrees, a chain, and key leaves for twins (only the
+ * tests below use them: the others keep their arena as it was). */
+static void fx_init_dag(void) {
+  fx_init();
+  /* DAGs: 12 levels of a pair of the level below (lists; unsorted dicts) */
+  const gv_node *l1 = t_parse(F.a, "[1, 'a']"), *l2 = t_parse(F.a, "[2.5, b'b']");
+  const gv_node *kb = t_parse(F.a, "'b'"), *ka = t_parse(F.a, "'a'"), *d = l1;
+  for (int i = 0; i < 12; i++) {
+    const gv_node *two[2] = {l1, l1}, *two2[2] = {l2, l2}, *keys[2] = {kb, ka}, *dv[2] = {d, d};
+    cr_assert_eq(gv_list(F.a, two, 2, &l1, NULL), GV_OK);
+    cr_assert_eq(gv_list(F.a, two2, 2, &l2, NULL), GV_OK);
+    cr_assert_eq(gv_dict(F.a, keys, dv, 2, &d, NULL), GV_OK);
+  }
+  F.dag = l1;
+  F.dag2 = l2;
+  F.dagd = d;
+  for (int i = 12; i < 24; i++) {
+    const gv_node *two[2] = {l1, l1}, *two2[2] = {l2, l2}, *keys[2] = {kb, ka}, *dv[2] = {d, d};
+    cr_assert_eq(gv_list(F.a, two, 2, &l1, NULL), GV_OK);
+    cr_assert_eq(gv_list(F.a, two2, 2, &l2, NULL), GV_OK);
+    cr_assert_eq(gv_dict(F.a, keys, dv, 2, &d, NULL), GV_OK);
+  }
+  F.rdag = l1;
+  F.rdag2 = l2;
+  const gv_node *l3 = t_parse(F.a, "[1, 'a', 'extra']");
+  for (int i = 0; i < 24; i++) {
+    const gv_node *two[2] = {l3, l3};
+    cr_assert_eq(gv_list(F.a, two, 2, &l3, NULL), GV_OK);
+  }
+  F.rdagd = l3; /* the same paths but one more leaf at the bottom of each */
+  (void)d;
+  const gv_node *c = t_parse(F.a, "0");
+  for (int i = 0; i < 300; i++) {
+    const gv_node *kids[2] = {c, c};
+    cr_assert_eq(gv_int(F.a, i, &kids[0], NULL), GV_OK);
+    cr_assert_eq(gv_list(F.a, kids, 2, &c, NULL), GV_OK);
+  }
+  F.chain = c;
+  for (int i = 0; i < 20; i++) {
+    const gv_node *t, *f;
+    cr_assert_eq(gv_float(F.a, 1e17 + 64.0 * i, &F.bigs[i], NULL), GV_OK);
+    cr_assert_eq(gv_float(F.a, 2.0 * i, &f, NULL), GV_OK);
+    cr_assert_eq(gv_bool(F.a, i % 2, &t, NULL), GV_OK);
+    const gv_node *k2[2] = {t, f};
+    cr_assert_eq(gv_tuple(F.a, k2, 2, &F.nct[i], NULL), GV_OK);
+  }
 }
 
 static void fx_fini(void) {
@@ -460,6 +512,58 @@ static gv_status op_fingerprint(const gv_node **r) {
   return gv_fingerprint(A, F.y, fp, E);
 }
 
+/* tuples that are keys with a bool or an int-valued float get a canonical twin */
+static gv_status op_tuple_twin(const gv_node **r) {
+  /* the twin needs boxed ints for the big floats, the inner tuples' twins and,
+   * past 16 children, scratch for its children */
+  const gv_node *k[41];
+  for (size_t i = 0; i < 20; i++) {
+    k[i] = F.bigs[(i + F.iter) % 20];
+    k[20 + i] = F.nct[(i + F.iter) % 20];
+  }
+  k[40] = F.vals[F.iter];
+  return gv_tuple(A, k, 41, r, E);
+}
+static gv_status op_dag_structure(const gv_node **r) {
+  return gv_structure(A, F.dag, r, E);
+}
+static gv_status op_dag_lists_to_tuples(const gv_node **r) {
+  return gv_lists_to_tuples(A, F.dag, r, E);
+}
+static gv_status op_dag_order(const gv_node **r) {
+  return gv_order(A, F.dagd, r, NULL, E);
+}
+static gv_status op_dag_same_structure(const gv_node **r) {
+  *r = NULL;
+  return gv_same_structure(A, F.rdag, F.rdag2, E);
+}
+static gv_status op_dag_same_paths(const gv_node **r) {
+  *r = NULL;
+  return gv_same_paths(A, F.rdag, F.rdag2, E);
+}
+static gv_status op_dag_same_paths_mismatch(const gv_node **r) {
+  *r = NULL;
+  return gv_same_paths(A, F.rdag, F.rdagd, E);
+}
+static gv_status op_chain_flatten_with_path(const gv_node **r) {
+  return gv_flatten_with_path(A, F.chain, r, E);
+}
+
+#define FAULT_TEST_DAG(tname, want, iters)                                                         \
+  Test(faults, tname, .init = fx_init_dag, .fini = fx_fini) {                                      \
+    long k = 0;                                                                                    \
+    for (F.iter = 0; F.iter < (iters); F.iter++)                                                   \
+      k += drive(#tname, op_##tname, want);                                                        \
+    cr_assert_gt(k, 0, #tname ": no allocation was failed");                                       \
+  }
+FAULT_TEST_DAG(tuple_twin, GV_OK, 20)
+FAULT_TEST_DAG(dag_structure, GV_OK, 1)
+FAULT_TEST_DAG(dag_lists_to_tuples, GV_OK, 1)
+FAULT_TEST_DAG(dag_order, GV_OK, 1)
+FAULT_TEST_DAG(dag_same_structure, GV_OK, 1)
+FAULT_TEST_DAG(dag_same_paths, GV_OK, 1)
+FAULT_TEST_DAG(dag_same_paths_mismatch, GV_EMISMATCH, 1)
+FAULT_TEST_DAG(chain_flatten_with_path, GV_OK, 1)
 FAULT_TEST(none, GV_OK, 0)
 FAULT_TEST(boolean, GV_OK, 0)
 FAULT_TEST_N(int, GV_OK, 1, 200)
@@ -532,7 +636,7 @@ Test(faults, reserved_matches_allocator_after_failures) {
   bal b;
   memset(&b, 0, sizeof b);
   gv_allocator al = {b_realloc, &b};
-  gv_arena_config cfg = {0, 0, &al, 0};
+  gv_arena_config cfg = {0, 0, &al, 0, 0};
   gv_arena *a = NULL;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *t = t_parse(a, "[{'b': [1, 2], 'a': (3, 'x')}, deque([4]), P(x=5)]");

@@ -291,7 +291,7 @@ Test(wire, depth_limit) {
   for (int i = 0; i < 100; i++)
     n = L(a, &n, 1);
   buf b = enc(a, n);
-  gv_arena_config cfg = {0, 50, NULL, 0};
+  gv_arena_config cfg = {0, 50, NULL, 0, 0};
   gv_arena *sh;
   cr_assert_eq(gv_arena_new(&cfg, &sh), GV_OK);
   t_snapshot s0 = t_snap(sh);
@@ -555,7 +555,8 @@ Test(wire, bad_header_and_framing) {
   expect_bad("GRV\x01\x01\x30", 6, GV_EWIRE, 5, "unknown record tag 0x30");
   expect_bad("GRV\x01\x01\x04\x82\x00", 8, GV_EWIRE, 6, "overlong varint");
   expect_bad("GRV\x01\x01\x05\x00\x00", 8, GV_EWIRE, 6, "truncated float");
-  expect_bad("GRV\x01\x01\x16\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 17, GV_EWIRE, 6,
+  /* maxlen + 1 = 2^63 + 1 (2^63 is maxlen=2^63-1, which decodes) */
+  expect_bad("GRV\x01\x01\x16\x81\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 17, GV_EWIRE, 6,
              "maxlen");
   /* bad UTF-8 and other constructor refusals name the record */
   expect_bad("GRV\x01\x01\x06\x02\xc3\x28", 9, GV_EWIRE, 5, "record 0 (str)");
@@ -597,7 +598,7 @@ Test(wire, budget_rollback) {
   buf b = enc(a, big);
   int failed = 0, ok = 0;
   for (size_t mb = 2048; mb < (size_t)1 << 20; mb += mb / 4) {
-    gv_arena_config cfg = {mb, 0, NULL, 0};
+    gv_arena_config cfg = {mb, 0, NULL, 0, 0};
     gv_arena *t;
     if (gv_arena_new(&cfg, &t) != GV_OK) continue;
     const gv_node *x;
@@ -644,7 +645,7 @@ static void *failing_realloc(void *ctx, void *p, size_t old, size_t n) {
 Test(wire, encode_oom_and_sink_failure) {
   failing f = {0};
   gv_allocator al = {failing_realloc, &f};
-  gv_arena_config cfg = {0, 0, &al, 0};
+  gv_arena_config cfg = {0, 0, &al, 0, 0};
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *items[100];

@@ -102,6 +102,7 @@ typedef enum opt_id {
   OPT_VERSION,
   OPT_JSON,
   OPT_MAX_BYTES,
+  OPT_MAX_OUTPUT,
   OPT_NONE_IS_LEAF,
   OPT_TOP_DOWN,
   OPT_BOTTOM_UP,
@@ -130,6 +131,8 @@ static const optdef OPTS[] = {
     {OPT_JSON, "--json", 0, NO_VALUE, NULL, TREE_OPS, "print one JSON document"},
     {OPT_MAX_BYTES, "--max-bytes", 0, VALUE, "N", TREE_OPS,
      "bound the arena to N bytes (0: unlimited)"},
+    {OPT_MAX_OUTPUT, "--max-output", 0, VALUE, "N", TREE_OPS,
+     "refuse output over N nodes+bytes (default 1e8; 0: none)"},
     {OPT_NONE_IS_LEAF, "--none-is-leaf", 0, EQ_VALUE, "BOOL", ON(OP_MAP),
      "=false: None is an empty node (default true)"},
     {OPT_TOP_DOWN, "--top-down", 0, NO_VALUE, NULL, ON(OP_TRAVERSE), "parents first (default)"},
@@ -165,6 +168,7 @@ typedef struct cli {
   op_id op;
   int json;
   size_t max_bytes;
+  uint64_t max_output; /* the arena's max_output; flatten-with-path counts its bytes too */
   int none_is_leaf;
   int top_down;
   rule *rules;
@@ -180,12 +184,14 @@ typedef struct cli {
   char *buf;
   size_t len, cap;
   int buf_oom;
+  uint64_t out_bytes; /* written (or kept) so far */
 } cli;
 
 static int g_write_failed;
 
 static void put(cli *c, const char *data, size_t len) {
   if (len == 0) return;
+  c->out_bytes += len;
   if (c->buffered) {
     if (c->buf_oom) return;
     if (c->cap - c->len < len) {
@@ -466,7 +472,8 @@ static int report(cli *c, gv_status s, const gv_error *e, const char *what) {
   fprintf(stderr, "grove: error: %s%s", what ? what : "", what ? ": " : "");
   if (s == GV_EPARSE && e && e->line && !strstr(msg, "line "))
     fprintf(stderr, "line %zu, column %zu: ", e->line, e->column);
-  fprintf(stderr, "%s\n", msg);
+  fprintf(stderr, "%s%s\n", msg,
+          s == GV_ERANGE && strstr(msg, "max_output") ? " (see --max-output)" : "");
   return 2;
 }
 
@@ -671,8 +678,10 @@ static gv_status traverse_fn(void *ctx, gv_arena *a, const gv_node *node, gv_vis
 
 typedef struct path_ctx {
   cli *c;
-  gv_error *e;
+  gv_error *e; /* the printer's own error (walk_paths fills the outer one) */
   size_t count;
+  int too_big;
+  uint64_t start; /* c->out_bytes when the walk began */
 } path_ctx;
 
 static gv_status path_fn(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf) {
@@ -697,6 +706,10 @@ static gv_status path_fn(void *ctx, const gv_node *const *path, size_t depth, co
   s = print_node(c, leaf, p->e);
   if (s != GV_OK) return s;
   put_s(c, c->json ? "]" : "\n");
+  if (c->max_output && c->out_bytes - p->start > c->max_output) { /* paths repeat their keys */
+    p->too_big = 1;
+    return GV_ERANGE;
+  }
   return (g_write_failed || c->buf_oom) ? GV_EINVAL : GV_OK;
 }
 
@@ -893,6 +906,14 @@ static int run_op(cli *c, const char *const *args, size_t n) {
   switch (c->op) {
   case OP_FLATTEN: {
     uint64_t nl = gv_num_leaves(t);
+    if (c->max_output && gv_expanded_size(t) > c->max_output) {
+      fprintf(stderr,
+              "grove: error: output too large: the tree written out is %" PRIu64
+              " nodes and bytes, more than --max-output %" PRIu64 "\n",
+              gv_expanded_size(t), c->max_output);
+      rc = 2;
+      goto done;
+    }
     if (nl > SIZE_MAX / sizeof(gv_node *)) {
       rc = oom();
       goto done;
@@ -915,9 +936,18 @@ static int run_op(cli *c, const char *const *args, size_t n) {
     break;
   }
   case OP_FLATTEN_WITH_PATH: {
-    path_ctx p = {c, &e, 0};
+    gv_error pe;
+    memset(&pe, 0, sizeof pe);
+    path_ctx p = {c, &pe, 0, 0, c->out_bytes};
     if (c->json) put_s(c, "[");
     s = gv_walk_paths(c->a, t, path_fn, &p, &e);
+    if (p.too_big) {
+      fprintf(stderr, "grove: error: output too large: more than --max-output %" PRIu64 " bytes\n",
+              c->max_output);
+      rc = 2;
+      goto done;
+    }
+    if (s != GV_OK && pe.status != GV_OK) e = pe; /* the printer's own message */
     if (c->json) put_s(c, "]\n");
     break;
   }
@@ -1070,6 +1100,15 @@ static int set_option(cli *c, const optdef *o, const char *val) {
     c->max_bytes = (size_t)v;
     break;
   }
+  case OPT_MAX_OUTPUT: {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(val, &end, 10);
+    if (!*val || *end || errno || val[0] == '-')
+      return usage_error("bad --max-output value '%s'", val);
+    c->max_output = (uint64_t)v;
+    break;
+  }
   case OPT_NONE_IS_LEAF:
     if (!val || strcmp(val, "true") == 0)
       c->none_is_leaf = 1;
@@ -1137,6 +1176,7 @@ static int cli_main(size_t argc, const char *const *argv) {
   memset(&c, 0, sizeof c);
   c.none_is_leaf = 1;
   c.top_down = 1;
+  c.max_output = UINT64_C(100000000); /* 10^8: a tree from outside cannot print forever */
   int rc = 0;
   const char **pos = calloc(argc + 1, sizeof *pos);
   const optdef **given = calloc(argc + 1, sizeof *given); /* each option given, in order */
@@ -1259,6 +1299,7 @@ static int cli_main(size_t argc, const char *const *argv) {
   gv_arena_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.max_bytes = c.max_bytes;
+  cfg.max_output = c.max_output;
   gv_status s = gv_arena_new(&cfg, &c.a);
   if (s != GV_OK) {
     c.a = NULL;

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """keras.tree with keras's default implementation (optree) and with grove
 installed (grove.keras), side by side in one process, on W1, W3 and W5
-(bench-workloads; built by side_by_side.py).
+(the workloads of docs/benchmarks.md, built by side_by_side.py).
 
     KERAS_BACKEND=numpy PYTHONPATH=build-py/python \\
         .venv/bin/python bench/python/keras_tree.py [--quick] [--workloads W1,W3]

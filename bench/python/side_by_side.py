@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """grove vs optree, side by side in one process, on the Python workloads W1-W5
-(bench-workloads: W1 seed, W2 wide, W3 params, W4 deep (500), W5 big).
+(docs/benchmarks.md: W1 seed, W2 wide, W3 params, W4 deep (500), W5 big).
 
     PYTHONPATH=build-py/python python bench/python/side_by_side.py [--quick]
 

@@ -68,7 +68,7 @@ int new_gen(gstate *st) {
   g->none_node = NULL;
   g->prev = g->next = NULL;
   g->st = NULL;
-  gv_arena_config cfg = {st->limit, 0, NULL, 0};
+  gv_arena_config cfg = {.max_bytes = st->limit};
   if (!g->tnodes || gv_arena_new(&cfg, &g->a) != GV_OK) {
     Py_DECREF(g);
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_MemoryError, "grove: cannot make an arena");
