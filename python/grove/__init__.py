@@ -525,8 +525,12 @@ def _to_bytes(self):
                         protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _from_bytes(data):
-    """A TreeSpec from to_bytes() output (classes re-imported by name)."""
+def _from_bytes(data, *, max_size=100_000_000):
+    """A TreeSpec from to_bytes() output (classes re-imported by name).
+
+    The encoding writes a repeated subtree once, so a few bytes can describe a structure
+    far too large to use; one larger than max_size nodes (and bytes of str keys) written
+    out raises ValueError (None or 0: no bound). Like any pickle, load only data you trust."""
     magic, wire, objs, classes, none_is_leaf, namespace = pickle.loads(data)
     if magic != _WIRE_MAGIC:
         raise ValueError('not a grove TreeSpec encoding')
@@ -535,7 +539,7 @@ def _from_bytes(data):
             raise ValueError(f'cannot load a TreeSpec naming {obj!r}: in this process its '
                              f'name is {_grove._name_for(obj)!r}, not {name!r}')
     hmap = {h: _grove._handle_for(obj) for h, obj in objs.items()}
-    return _grove._spec_from_wire(wire, hmap, none_is_leaf, namespace)
+    return _grove._spec_from_wire(wire, hmap, none_is_leaf, namespace, max_size or 0)
 
 
 def _reduce(self):

@@ -695,13 +695,18 @@ static uint64_t map_handle(void *ctx, uint64_t h) {
   return (uint64_t)PyLong_AsUnsignedLongLong(v);
 }
 
-/* _spec_from_wire(bytes, handle_map, none_is_leaf, namespace) -> TreeSpec */
+/* _spec_from_wire(bytes, handle_map, none_is_leaf, namespace, max_size) -> TreeSpec
+ * max_size bounds the structure written out (gv_expanded_size; 0: no bound): the encoding
+ * shares repeated subtrees, so a few bytes can describe a structure of 2^63 leaves, which
+ * nothing could unflatten or print. */
 PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
   gstate *st = state_of_module(m);
   Py_buffer buf;
   PyObject *hm, *ns;
   int nil;
-  if (!PyArg_ParseTuple(args, "y*O!pU", &buf, &PyDict_Type, &hm, &nil, &ns)) return NULL;
+  unsigned long long max_size = 0;
+  if (!PyArg_ParseTuple(args, "y*O!pU|K", &buf, &PyDict_Type, &hm, &nil, &ns, &max_size))
+    return NULL;
   gv_arena *tmp = NULL;
   gv_error e;
   gv_status rc = gv_arena_new(NULL, &tmp);
@@ -711,6 +716,14 @@ PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
   if (rc != GV_OK) {
     gv_arena_free(tmp);
     return raise_gv(rc, &e);
+  }
+  if (max_size && gv_expanded_size(dec) > max_size) {
+    PyErr_Format(PyExc_ValueError,
+                 "grove: the encoded structure is %llu nodes and bytes written out, more than "
+                 "max_size=%llu",
+                 (unsigned long long)gv_expanded_size(dec), max_size);
+    gv_arena_free(tmp);
+    return NULL;
   }
   PyObject *res = NULL;
   for (int attempt = 0; attempt < 2; attempt++) {

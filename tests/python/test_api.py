@@ -239,6 +239,29 @@ def test_pickle_and_bytes_round_trip():
         assert deep_eq(back.unflatten(leaves), tree)
 
 
+def _dag_encoding(k):
+    """to_bytes() of [[*, *], [*, *]]... k levels deep: each level one list of the level below twice."""
+    spec = grove.tree_structure([1, 1])
+    for _ in range(k - 1):
+        spec = grove.tree_structure([spec.unflatten([0] * spec.num_leaves)] * 2)
+    return spec.to_bytes()
+
+
+def test_from_bytes_refuses_a_structure_too_large_written_out():
+    small = grove.TreeSpec.from_bytes(_dag_encoding(10))
+    assert small.num_leaves == 2 ** 10 and small == grove.tree_structure(small.unflatten(range(2 ** 10)))
+    with pytest.raises(ValueError, match='max_size=1000'):
+        grove.TreeSpec.from_bytes(_dag_encoding(10), max_size=1000)
+    # the same shape, 63 levels: 2^63 leaves in a few hundred bytes
+    magic, wire, objs, classes, nil, ns = pickle.loads(_dag_encoding(2))
+    head, star, lst = wire[:4], wire[5:6], wire[6:10]
+    assert head == b'GRV\x01' and wire[4] == 3 and wire[10:] == lst
+    bomb = pickle.dumps((magic, head + bytes([64]) + star + lst * 63, objs, classes, nil, ns))
+    with pytest.raises(ValueError, match='more than max_size=100000000'):
+        grove.TreeSpec.from_bytes(bomb)
+    assert grove.TreeSpec.from_bytes(bomb, max_size=None).num_leaves == 2 ** 63
+
+
 def test_canonicalize():
     sorted_tree = [{'a': 1, 'b': {'c': 2, 'd': [3]}}, (4, {'e': 5})]
     out, changed = grove.canonicalize(sorted_tree)
