@@ -80,7 +80,23 @@
  * those threads with the usual synchronization (a mutex, or a release store
  * and an acquire load) and the writer does not roll back or free past them.
  * The allocator hook must then be thread-safe (the default, mimalloc, is).
- * `make test-tsan` runs exactly that under ThreadSanitizer (tests/threads.c).
+ *
+ * Frozen arenas (gv_arena_freeze) are never written again: any number of
+ * threads may run readers and node functions on their nodes, call
+ * gv_arena_stats, gv_arena_mark, gv_arena_node_at, gv_arena_frozen and
+ * gv_arena_parent on them, make children of them (gv_arena_new with
+ * cfg.parent) and free those children, all at once. Each child is an arena of
+ * its own with one writer at a time; builds in it look the parent up without
+ * writing it, so threads building in their own children of one parent need no
+ * lock. What must be ordered: freeze an arena before another thread uses it
+ * (hand it over after the freeze, as any pointer, with a mutex, a thread start
+ * or a release store and an acquire load), and use a parent's nodes only while
+ * its owner or one of its children holds it (the last gv_arena_free of the
+ * parent and its children releases it, whichever thread calls it). A child's
+ * nodes belong to the child: other threads read them under the rules above.
+ * `make test-tsan` runs both under ThreadSanitizer: tests/threads.c (one
+ * writer, readers) and tests/threads_children.c (builders in children of one
+ * frozen parent, readers of the parent, the parent let go while they run).
  */
 #ifndef GROVE_H
 #define GROVE_H
