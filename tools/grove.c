@@ -135,7 +135,7 @@ static const optdef OPTS[] = {
     {OPT_VERSION, "--version", 'V', NO_VALUE, NULL, ALL_OPS, "grove's version"},
     {OPT_JSON, "--json", 0, NO_VALUE, NULL, TREE_OPS, "print one JSON document"},
     {OPT_MAX_BYTES, "--max-bytes", 0, VALUE, "N", TREE_OPS,
-     "bound the arena to N bytes (0: unlimited)"},
+     "bound the arena (--lines: each line's) to N bytes"},
     {OPT_MAX_OUTPUT, "--max-output", 0, VALUE, "N", TREE_OPS,
      "refuse output over N nodes+bytes (default 1e8; 0: none)"},
     {OPT_NONE_IS_LEAF, "--none-is-leaf", 0, EQ_VALUE, "BOOL", ON(OP_MAP),
@@ -381,7 +381,7 @@ static void print_help(cli *c, const opdef *only) {
   }
   put_s(c, "\n"
            "exit status: 0 done, 1 the operation's own failure (mismatch, leaf count,\n"
-           "is-nested false), 2 bad usage or bad input\n");
+           "is-nested false; under --lines: a line failed), 2 bad usage or bad input\n");
 }
 
 static void print_version(cli *c) {
@@ -1238,6 +1238,7 @@ typedef struct stream {
   int quit;
   /* results */
   uint64_t bad_lines;
+  size_t batch_lines; /* LN_BATCH_LINES, or GROVE_LINES_BATCH (for the tests) */
   int stop; /* --fail-fast tripped, or a fatal error */
   int fatal;
 } stream;
@@ -1337,14 +1338,22 @@ static void note_keysets(batch *b, size_t line, const gv_arena *a) {
 /* The error of a line, without the parse error's own "line 1, " (a line is one line). */
 static void line_error(cli *w, gv_status s, const gv_error *e) {
   if (s == GV_EPARSE || (e && e->line)) {
-    const char *msg = e->msg;
-    if (strncmp(msg, "line ", 5) == 0) {
-      const char *col = strstr(msg, "column ");
-      if (col) msg = col;
-    } else if (e->column) {
-      errf(w, "grove: error: column %zu: %s\n", e->column, msg);
-      return;
+    char msg[sizeof e->msg];
+    size_t n = 0;
+    const char *p = e->msg;
+    if (strncmp(p, "line ", 5) != 0 && e->column)
+      n = (size_t)snprintf(msg, sizeof msg, "column %zu: ", e->column);
+    while (*p && n + 1 < sizeof msg) {
+      const char *l = strstr(p, "line ");
+      const char *c = l ? strchr(l, ',') : NULL;
+      if (!l || !c || strncmp(c, ", column ", 9) != 0) {
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "%s", p);
+        break;
+      }
+      n += (size_t)snprintf(msg + n, sizeof msg - n, "%.*s", (int)(l - p), p);
+      p = c + 2; /* "column ..." */
     }
+    msg[n < sizeof msg ? n : sizeof msg - 1] = '\0';
     errf(w, "grove: error: %s\n", msg);
     return;
   }
@@ -1579,7 +1588,7 @@ static const char *src_name(const stream *st, size_t i) {
 static int fill_batch(stream *st, batch *b) {
   b->n = 0;
   b->tlen = 0;
-  while (b->n < LN_BATCH_LINES && b->tlen < LN_BATCH_BYTES && !st->eof) {
+  while (b->n < st->batch_lines && b->tlen < LN_BATCH_BYTES && !st->eof) {
     if (!st->f) {
       if (st->src == st->nsrcs) {
         st->eof = 1;
@@ -1855,6 +1864,9 @@ static int run_lines(cli *c, const gv_node *const *fixed, size_t nfixed, const c
   st.srcs = nsrcs ? srcs : stdin_only;
   st.nsrcs = nsrcs ? nsrcs : 1;
   st.window = LN_WINDOW_FIRST;
+  st.batch_lines = LN_BATCH_LINES;
+  const char *bl = getenv("GROVE_LINES_BATCH"); /* small batches: the tests of --jobs */
+  if (bl && atoi(bl) > 0) st.batch_lines = (size_t)atoi(bl);
   st.next_window = LN_WINDOW_FIRST;
   size_t jobs = c->jobs ? c->jobs : 1;
   const gv_node **rules = calloc(c->nrules + 1, sizeof *rules);
@@ -2098,6 +2110,7 @@ static int lines_main(cli *c, const opdef *def, const char *const *args, size_t 
   cfg.max_bytes = c->max_bytes;
   cfg.max_output = c->max_output;
   if (gv_arena_new(&cfg, &c->a) != GV_OK) return oom();
+  if (c->op == OP_CONVERT && c->to) c->json = strcmp(c->to, "json") == 0;
   int fn_op = c->op == OP_MAP || c->op == OP_MAP_UP_TO || c->op == OP_MAP_SHAPE;
   const gv_node *fixed[4] = {NULL, NULL, NULL, NULL};
   size_t nf = 0;
