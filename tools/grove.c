@@ -1239,7 +1239,7 @@ typedef struct stream {
   /* results */
   uint64_t bad_lines;
   size_t batch_lines; /* LN_BATCH_LINES, or GROVE_LINES_BATCH (for the tests) */
-  int stop; /* --fail-fast tripped, or a fatal error */
+  int stop;           /* --fail-fast tripped, or a fatal error */
   int fatal;
 } stream;
 
