@@ -1681,16 +1681,16 @@ static int make_template(stream *st, uint64_t h, const char *text) {
       const gv_node *d = gv_arena_node_at(st->scratch, i);
       gv_node_kind k = gv_kind(d);
       if (k != GV_DICT && k != GV_ODICT && k != GV_DDICT) continue;
-      const gv_node *ks = gv_meta(d);
-      int sorted = gv_hash(ks) != h;
-      if (sorted && gv_hash(gv_keyset_twin(ks)) != h) continue;
-      size_t n = gv_arity(d);
+      const gv_node *ks = gv_meta(d); /* a keyset's children are its keys, in its order */
+      if (gv_hash(ks) != h) ks = gv_keyset_twin(ks);
+      if (!ks || gv_hash(ks) != h) continue;
+      size_t n = gv_arity(ks);
       const gv_node **keys = malloc(2 * n * sizeof *keys + 1);
       if (!keys) break;
       const gv_node **nones = keys + n;
       gv_status s = GV_OK;
       for (size_t j = 0; j < n && s == GV_OK; j++) {
-        s = gv_copy(st->staging, gv_key(d, sorted ? gv_order_index(d, j) : j), &keys[j], NULL);
+        s = gv_copy(st->staging, gv_child(ks, j), &keys[j], NULL);
         if (s == GV_OK) s = gv_none(st->staging, &nones[j], NULL);
       }
       if (s == GV_OK) s = gv_dict(st->staging, keys, nones, n, &tmpl, NULL);
