@@ -74,6 +74,7 @@
  * -- never write the arena: they read its configuration (and its size, an
  * atomic hint) and take their scratch straight from its allocator hook (not counted in max_bytes;
  * at most in proportion to the depth and distinct nodes of their input; small inputs use none).
+ * gv_arena_compact only reads its arena (as readers do) and builds in the fresh arena it makes.
  * Node functions -- accessors, gv_get, gv_key_cmp, gv_is_key, gv_expanded_size, gv_flatten -- touch
  * no arena at all. So any number of threads may run readers and node functions on nodes already
  * built while one writer builds in the same arena, as long as the nodes reach

@@ -439,6 +439,7 @@ Test(children, compact_keeps_only_what_the_roots_reach) {
   cr_assert_eq(gv_arena_compact(f, NULL, 0, &f3, NULL, NULL), GV_OK);
   gv_arena_stats(f3, &sf);
   cr_assert_eq(sf.nodes, 0);
+  gv_arena_free(f3);
   cr_assert_eq(gv_arena_compact(NULL, NULL, 0, &f3, NULL, NULL), GV_EINVAL);
   cr_assert_null(f3);
   const gv_node *bad = (const gv_node *)(uintptr_t)0x3F; /* a word no constructor makes */
