@@ -84,10 +84,11 @@ test-asan: san-deps
 test-package: deps
 	JOBS=$(JOBS) tests/package/check.sh
 
-# The thread tests (readers next to one writer) under ThreadSanitizer.
+# The thread tests (readers next to one writer; builders in children of one frozen parent)
+# under ThreadSanitizer.
 test-tsan: san-deps
 	cmake --preset tsan $(WERROR)
-	cmake --build build-tsan -j $(JOBS) --target test_threads
+	cmake --build build-tsan -j $(JOBS) --target test_threads test_threads_children
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --test-dir build-tsan --output-on-failure -L threads
 

@@ -199,7 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   st s;
   memset(&s, 0, sizeof s);
-  gv_arena_config cfg = {budget, 0, NULL, 0, 0};
+  gv_arena_config cfg = {budget, 0, NULL, 0, 0, NULL};
   if (gv_arena_new(&cfg, &s.a) != GV_OK) return 0; /* below the arena's own size */
   if (gv_arena_new(NULL, &s.ref) != GV_OK) abort();
   gv_error e, re;

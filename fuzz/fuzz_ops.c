@@ -302,7 +302,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (nops > 16) nops = 16;
 
-  gv_arena_config cfg = {(size_t)16 << 20, 0, NULL, 0, 0};
+  gv_arena_config cfg = {(size_t)16 << 20, 0, NULL, 0, 0, NULL};
   gv_arena *a = NULL;
   if (gv_arena_new(&cfg, &a) != GV_OK) abort();
   const gv_node *x = parse_part(a, xs, nx), *y = parse_part(a, ys, ny);

@@ -27,7 +27,7 @@ static int is_error_status(gv_status s) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  gv_arena_config cfg = {(size_t)8 << 20, 0, NULL, 0, 0};
+  gv_arena_config cfg = {(size_t)8 << 20, 0, NULL, 0, 0, NULL};
   gv_arena *a = NULL;
   if (gv_arena_new(&cfg, &a) != GV_OK) fail("gv_arena_new", NULL);
   gv_error e;

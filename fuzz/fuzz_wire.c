@@ -149,7 +149,7 @@ static gv_status fz_sink(void *ctx, const char *d, size_t n) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  gv_arena_config cfg = {(size_t)8 << 20, 4096, NULL, 0, MAX_OUTPUT};
+  gv_arena_config cfg = {(size_t)8 << 20, 4096, NULL, 0, MAX_OUTPUT, NULL};
   gv_arena *a = NULL;
   if (gv_arena_new(&cfg, &a) != GV_OK) abort();
   gv_stats before, after;

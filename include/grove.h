@@ -74,13 +74,30 @@
  * -- never write the arena: they read its configuration (and its size, an
  * atomic hint) and take their scratch straight from its allocator hook (not counted in max_bytes;
  * at most in proportion to the depth and distinct nodes of their input; small inputs use none).
+ * gv_arena_compact only reads its arena (as readers do) and builds in the fresh arena it makes.
  * Node functions -- accessors, gv_get, gv_key_cmp, gv_is_key, gv_expanded_size, gv_flatten -- touch
  * no arena at all. So any number of threads may run readers and node functions on nodes already
  * built while one writer builds in the same arena, as long as the nodes reach
  * those threads with the usual synchronization (a mutex, or a release store
  * and an acquire load) and the writer does not roll back or free past them.
  * The allocator hook must then be thread-safe (the default, mimalloc, is).
- * `make test-tsan` runs exactly that under ThreadSanitizer (tests/threads.c).
+ *
+ * Frozen arenas (gv_arena_freeze) are never written again: any number of
+ * threads may run readers and node functions on their nodes, call
+ * gv_arena_stats, gv_arena_mark, gv_arena_node_at, gv_arena_frozen and
+ * gv_arena_parent on them, make children of them (gv_arena_new with
+ * cfg.parent) and free those children, all at once. Each child is an arena of
+ * its own with one writer at a time; builds in it look the parent up without
+ * writing it, so threads building in their own children of one parent need no
+ * lock. What must be ordered: freeze an arena before another thread uses it
+ * (hand it over after the freeze, as any pointer, with a mutex, a thread start
+ * or a release store and an acquire load), and use a parent's nodes only while
+ * its owner or one of its children holds it (the last gv_arena_free of the
+ * parent and its children releases it, whichever thread calls it). A child's
+ * nodes belong to the child: other threads read them under the rules above.
+ * `make test-tsan` runs both under ThreadSanitizer: tests/threads.c (one
+ * writer, readers) and tests/threads_children.c (builders in children of one
+ * frozen parent, readers of the parent, the parent let go while they run).
  */
 #ifndef GROVE_H
 #define GROVE_H
@@ -192,6 +209,9 @@ typedef struct gv_arena_config {
    * describe a huge tree (a list holding one list twice, 64 times over, is
    * 2^64 nodes written out): set this when trees come from outside. */
   uint64_t max_output;
+  /* NULL, or a frozen arena (gv_arena_freeze; GV_EINVAL otherwise) whose
+   * child this arena is: see "Frozen arenas and children" below. */
+  struct gv_arena *parent;
 } gv_arena_config;
 
 #define GV_DEFAULT_MAX_DEPTH ((size_t)1 << 24)
@@ -222,10 +242,45 @@ typedef struct gv_mark {
   size_t table_slots, entries_cap, tmp_cap;
 } gv_mark;
 
-/* cfg may be NULL for the defaults. */
+/* cfg may be NULL for the defaults. GV_EINVAL for a parent that is not frozen. */
 GV_API GV_NODISCARD gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out);
-GV_API void gv_arena_free(gv_arena *a); /* frees every node at once; NULL is fine */
+/* Frees every node at once; NULL is fine. A frozen arena that still has
+ * children is released with the last of them: the caller must not use it
+ * again, but its children stay valid (and so do their nodes that point at
+ * its nodes). */
+GV_API void gv_arena_free(gv_arena *a);
+/* A child arena's stats count its own nodes and bytes only (not its parents'). */
 GV_API void gv_arena_stats(const gv_arena *a, gv_stats *out);
+
+/* --- Frozen arenas and children ---
+ * gv_arena_freeze(a) makes a immutable for good: every writer (see THREADS)
+ * given a from then on fails with GV_EINVAL ("the arena is frozen ...") and
+ * changes nothing, gv_arena_rollback on it is refused, and any number of
+ * threads may read it and its nodes. Freezing twice is fine; GV_EINVAL for
+ * NULL. Freeze before the arena is shared (freezing is a write).
+ *
+ * An arena made with cfg.parent = P (P frozen) is a child of P:
+ *   - it interns through P first: building a tree equal to one P holds gives
+ *     P's node (pointer-equal; nothing is copied), and only what P lacks is
+ *     built in the child, so equality is still pointer equality across the
+ *     child and P. Keysets, their sorted twins and key twins that P holds are
+ *     used as they are (a child's shuffled keyset of P's keys finds P's sorted
+ *     twin and needs no sort);
+ *   - its nodes may point at P's (checked builds accept P's nodes, and those
+ *     of P's own parents, as children);
+ *   - max_bytes, gv_arena_stats, marks and gv_arena_node_at see its own nodes
+ *     and bytes only; freeing it frees only its own memory; its config (budget,
+ *     max_depth, allocator, seed, max_output) is its own;
+ *   - children of one parent never see one another's nodes; a child may itself
+ *     be frozen and have children (lookups then walk the whole chain).
+ * Interning into P from a child only reads P: any number of threads may build
+ * in their own children of one P at once. P must outlive its children's use:
+ * gv_arena_free(P) while children live only drops the owner's hold, and P's
+ * memory goes with its last child. gv_copy and gv_arena_compact (below, with
+ * the nodes) share what a parent holds. */
+GV_API gv_status gv_arena_freeze(gv_arena *a);
+GV_API bool gv_arena_frozen(const gv_arena *a);            /* false for NULL */
+GV_API const gv_arena *gv_arena_parent(const gv_arena *a); /* NULL: none (or NULL a) */
 /* Marks nest. Rolling back to a mark drops every node built since it was taken
  * (their pointers become invalid) and restores the arena exactly; the same
  * mark may be used again, and so may every mark taken before it. A rollback
@@ -390,11 +445,23 @@ GV_API GV_NODISCARD gv_status gv_dict_ordered(gv_arena *a, const gv_node *const 
 
 /* --- copying between arenas ---
  * The tree n (of any arena) rebuilt in dst: *out is dst's node equal to n.
- * What dst already holds is shared (interning), a DAG costs O(distinct nodes),
- * immediates are their own copies, and the copy is atomic under dst's budget
- * (on failure dst is exactly as before). n's arena is only read. */
+ * What dst or its parents already hold is shared (interning): a subtree that
+ * is one of their nodes is used as it is, without walking it (a tree of dst's
+ * parent costs O(1)); a DAG costs O(distinct nodes), immediates are their own
+ * copies, and the copy is atomic under dst's budget (on failure dst is
+ * exactly as before). n's arena is only read. */
 GV_API GV_NODISCARD gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out,
                                       gv_error *err);
+/* A fresh arena *fresh with a's configuration (the same parent, not frozen)
+ * holding only what the roots reach: out_roots[i] is its node equal to
+ * roots[i] (what a's parents hold stays theirs, shared, not copied). A
+ * long-running host swaps to it and frees a. roots may be nodes of any arena;
+ * out_roots may be roots itself. Atomic: on failure *fresh is NULL, out_roots
+ * unchanged, a untouched (it is only read); GV_ENOMEM when the roots do not fit
+ * a's max_bytes. O(distinct nodes reached). */
+GV_API GV_NODISCARD gv_status gv_arena_compact(const gv_arena *a, const gv_node *const *roots,
+                                               size_t n, gv_arena **fresh,
+                                               const gv_node **out_roots, gv_error *err);
 
 /* --- inspection (O(1), NULL-tolerant) --- */
 GV_API GV_PURE gv_node_kind gv_kind(const gv_node *n);

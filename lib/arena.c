@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* arena.c -- bump chunks, the budget, marks and rollback, stats. */
+/* arena.c -- bump chunks, the budget, marks and rollback, stats, freezing and children. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -137,10 +137,16 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
     if (!cfg->alloc->realloc) return GV_EINVAL;
     al = *cfg->alloc;
   }
+  if (cfg->parent && !cfg->parent->frozen) return GV_EINVAL; /* only a frozen arena is shared */
   if (cfg->max_bytes && cfg->max_bytes < sizeof(gv_arena)) return GV_ENOMEM;
   gv_arena *a = al.realloc(al.ctx, NULL, 0, sizeof *a);
   if (!a) return GV_ENOMEM;
   memset(a, 0, sizeof *a);
+  atomic_init(&a->refs, 1);
+  if (cfg->parent) {
+    a->parent = cfg->parent;
+    atomic_fetch_add_explicit(&cfg->parent->refs, 1, memory_order_relaxed);
+  }
   a->alloc = al;
   a->max_bytes = cfg->max_bytes;
   a->max_depth = cfg->max_depth ? cfg->max_depth : GV_DEFAULT_MAX_DEPTH;
@@ -151,8 +157,8 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
   return GV_OK;
 }
 
-void gv_arena_free(gv_arena *a) {
-  if (!a) return;
+/* Gives a's memory back (its parent is released by the caller). */
+static void gv__arena_destroy(gv_arena *a) {
   while (a->chunk) {
     gv__chunk *c = a->chunk;
     a->chunk = c->prev;
@@ -163,6 +169,43 @@ void gv_arena_free(gv_arena *a) {
   gv__raw_free(a, a->tmp, a->tmp_cap);
   gv_allocator al = a->alloc;
   al.realloc(al.ctx, a, sizeof *a, 0);
+}
+
+void gv_arena_free(gv_arena *a) {
+  /* drop one reference; the last one destroys the arena and drops its parent's (a loop, not
+   * recursion, up the chain). acq_rel: every child's reads of its parent happen before the
+   * parent is destroyed, whichever thread frees last. */
+  while (a) {
+    if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) != 1) return;
+    gv_arena *p = a->parent;
+    gv__arena_destroy(a);
+    a = p;
+  }
+}
+
+gv_status gv_arena_freeze(gv_arena *a) {
+  if (!a) return GV_EINVAL;
+  if (a->frozen) return GV_OK;
+  /* the scratch of constructors is a writer's: no writer runs on it again */
+  gv__raw_free(a, a->tmp, a->tmp_cap);
+  a->tmp = NULL;
+  a->tmp_cap = 0;
+  a->probe_nslots = 0;
+  a->frozen = 1;
+  return GV_OK;
+}
+
+bool gv_arena_frozen(const gv_arena *a) {
+  return a && a->frozen;
+}
+
+const gv_arena *gv_arena_parent(const gv_arena *a) {
+  return a ? a->parent : NULL;
+}
+
+gv_status gv__frozen_err(gv_error *err) {
+  return gv__err(err, GV_EINVAL,
+                 "the arena is frozen (gv_arena_freeze): build in a child arena of it instead");
 }
 
 void gv_arena_stats(const gv_arena *a, gv_stats *out) {
@@ -289,7 +332,7 @@ static int gv__mark_ok(const gv_arena *a, const gv_mark *m) {
 }
 
 gv_status gv_arena_rollback(gv_arena *a, const gv_mark *m) {
-  if (!a || !m || !gv__mark_ok(a, m)) return GV_EINVAL;
+  if (!a || !m || a->frozen || !gv__mark_ok(a, m)) return GV_EINVAL;
   gv__rollback(a, m);
   return GV_OK;
 }
@@ -301,10 +344,13 @@ const gv_node *gv_arena_node_at(const gv_arena *a, size_t i) {
 int gv__arena_owns(const gv_arena *a, const gv_node *n) {
   if (gv__is_imm(n)) return 1;
   const char *p = (const char *)(const void *)n;
-  /* the newest chunk first: children are most often recent nodes */
-  for (const gv__chunk *c = a->chunk; c; c = c->prev) {
-    const char *d = (const char *)c + GV__CHUNK_HDR;
-    if (p >= d && p < d + c->used) return 1;
+  /* the arena's own chunks, newest first (children are most often recent nodes), then its
+   * parents' (a child's nodes may point at theirs) */
+  for (; a; a = a->parent) {
+    for (const gv__chunk *c = a->chunk; c; c = c->prev) {
+      const char *d = (const char *)c + GV__CHUNK_HDR;
+      if (p >= d && p < d + c->used) return 1;
+    }
   }
   return 0;
 }

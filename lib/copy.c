@@ -6,7 +6,12 @@
  * rebuild, so a DAG is copied in O(distinct nodes). Every copy goes through
  * the destination's intern table: what the destination already holds is
  * shared, not duplicated. Immediate leaves are valid in every arena and are
- * their own copies. The whole copy runs under one mark of the destination. */
+ * their own copies. The whole copy runs under one mark of the destination.
+ * A node the destination or one of its frozen parents already holds (a lookup
+ * by identity) is used as it is and not walked.
+ *
+ * gv_arena_compact copies a set of roots into a fresh arena with one copy map,
+ * so what the roots share is copied once. */
 #include "internal.h"
 
 typedef struct cp_ent {
@@ -124,7 +129,18 @@ static gv_status cp_rebuild(cp *c, const gv_node *n, const gv_node *const *r, co
 
 static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_error *err) {
   gv_arena *a = c->a;
+  if (gv__intern_has(a, root)) { /* already dst's (or its parents'): nothing to copy */
+    *out = root;
+    return GV_OK;
+  }
   if (gv__is_leaf(root)) return cp_leaf(c, root, out, err);
+  {
+    const gv_node *done = cp_find(c, root); /* copied before, by an earlier root */
+    if (done) {
+      *out = done;
+      return GV_OK;
+    }
+  }
   cp_frame f0 = {root, 0, 0};
   if (gv__vec_push(a, &c->stack, &f0) != GV_OK) return gv__oom(err);
   while (c->stack.len) {
@@ -134,6 +150,7 @@ static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_erro
       const gv_node *r = cp_ref(x, f->next++), *done = NULL;
       if (r) {
         done = cp_find(c, r);
+        if (!done && !gv__is_imm(r) && gv__intern_has(a, r)) done = r; /* shared as it is */
         if (!done) {
           if (!gv__is_leaf(r)) {
             if (c->stack.len > a->max_depth)
@@ -156,36 +173,49 @@ static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_erro
     if (s != GV_OK) return s;
     c->vals.len = base;
     c->stack.len--;
+    if (cp_put(c, x, res) != GV_OK) return gv__oom(err);
     if (!c->stack.len) {
       *out = res;
       return GV_OK;
     }
-    if (cp_put(c, x, res) != GV_OK) return gv__oom(err);
     if (gv__vec_push(a, &c->vals, &res) != GV_OK) return gv__oom(err);
   }
   return gv__err(err, GV_EINVAL, "empty walk"); /* not reached */
 }
 
+static void cp_init(cp *c, gv_arena *dst, uint64_t (*map)(void *, uint64_t), void *ctx) {
+  memset(c, 0, sizeof *c);
+  c->a = dst;
+  c->map = map;
+  c->map_ctx = ctx;
+  gv__vec_init(&c->stack, sizeof(cp_frame));
+  gv__vec_init(&c->vals, sizeof(const gv_node *));
+  gv__vec_init(&c->order, sizeof(uint32_t));
+}
+
+static void cp_fini(cp *c) {
+  gv__vec_free(c->a, &c->stack);
+  gv__vec_free(c->a, &c->vals);
+  gv__vec_free(c->a, &c->order);
+  gv__raw_free(c->a, c->tab, c->cap * sizeof *c->tab);
+}
+
 gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
                        void *ctx, const gv_node **out, gv_error *err) {
   if (!dst) return gv__err(err, GV_EINVAL, "NULL arena");
+  GV__WRITABLE(dst);
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   if (!gv__is_value(n)) return gv__err(err, GV_EINVAL, "gv_copy needs a value node");
+  if (!map && gv__intern_has(dst, n)) { /* dst's own or its parents': O(1) */
+    *out = n;
+    return GV_OK;
+  }
   gv_mark m = gv_arena_mark(dst);
   cp c;
-  memset(&c, 0, sizeof c);
-  c.a = dst;
-  c.map = map;
-  c.map_ctx = ctx;
-  gv__vec_init(&c.stack, sizeof(cp_frame));
-  gv__vec_init(&c.vals, sizeof(const gv_node *));
-  gv__vec_init(&c.order, sizeof(uint32_t));
+  cp_init(&c, dst, map, ctx);
   const gv_node *res = NULL;
   gv_status s = cp_run(&c, n, &res, err);
-  gv__vec_free(dst, &c.stack);
-  gv__vec_free(dst, &c.vals);
-  gv__vec_free(dst, &c.order);
-  gv__raw_free(dst, c.tab, c.cap * sizeof *c.tab);
+  cp_fini(&c);
   if (s != GV_OK) {
     gv_arena_rollback(dst, &m);
     return s;
@@ -196,4 +226,51 @@ gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, 
 
 gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out, gv_error *err) {
   return gv__copy_map(dst, n, NULL, NULL, out, err);
+}
+
+gv_status gv_arena_compact(const gv_arena *a, const gv_node *const *roots, size_t n,
+                           gv_arena **fresh, const gv_node **out_roots, gv_error *err) {
+  if (fresh) *fresh = NULL;
+  if (!a || !fresh || (n && (!roots || !out_roots)))
+    return gv__err(err, GV_EINVAL, "NULL argument");
+  for (size_t i = 0; i < n; i++)
+    if (!gv__is_value(roots[i])) return gv__err(err, GV_EINVAL, "root %zu is not a value node", i);
+  gv_arena_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_bytes = a->max_bytes;
+  cfg.max_depth = a->max_depth;
+  cfg.alloc = &a->alloc;
+  cfg.seed = a->seed;
+  cfg.max_output = a->max_output;
+  cfg.parent = a->parent;
+  gv_arena *f = NULL;
+  gv_status s = gv_arena_new(&cfg, &f);
+  if (s != GV_OK) return s == GV_ENOMEM ? gv__oom(err) : gv__err(err, s, "cannot make the arena");
+  /* the results go to scratch first (out_roots may be roots, and stays as it was on failure);
+   * one copy map for all roots, so what they share is copied once */
+  const gv_node **res = NULL;
+  if (n && (n > SIZE_MAX / sizeof *res || !(res = gv__raw_alloc(f, n * sizeof *res)))) {
+    gv_arena_free(f);
+    return gv__oom(err);
+  }
+  cp c;
+  cp_init(&c, f, NULL, NULL);
+  for (size_t i = 0; i < n && s == GV_OK; i++) {
+    s = cp_run(&c, roots[i], &res[i], err);
+    if (s != GV_OK && err && err->msg[0] && n > 1) {
+      char msg[sizeof err->msg];
+      memcpy(msg, err->msg, sizeof msg);
+      gv__err(err, s, "root %zu: %s", i, msg);
+    }
+  }
+  cp_fini(&c);
+  if (s != GV_OK) {
+    gv__raw_free(f, res, n * sizeof *res);
+    gv_arena_free(f);
+    return s;
+  }
+  if (n) memcpy((void *)out_roots, res, n * sizeof *res);
+  gv__raw_free(f, res, n * sizeof *res);
+  *fresh = f;
+  return GV_OK;
 }

@@ -67,6 +67,7 @@ static gv_status gv__structure_pre(gv__walk *w, const gv_node *n, int *descend,
 gv_status gv_structure(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
   gv_status s = gv__tree_arg(a, t, err);
   if (s != GV_OK) return s;
+  GV__WRITABLE(a);
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   if (gv__flags(t) & GV_F_STRUCTURE) {
     *out = t;
@@ -101,6 +102,7 @@ gv_status gv_pack_sequence_as(gv_arena *a, const gv_node *structure, const gv_no
                               size_t n, const gv_node **out, gv_error *err) {
   gv_status s = gv__tree_arg(a, structure, err);
   if (s != GV_OK) return s;
+  GV__WRITABLE(a);
   if (!out || (n && !leaves)) return gv__err(err, GV_EINVAL, "NULL argument");
   uint64_t holds = gv_num_leaves(structure);
   if (holds != n)
@@ -193,6 +195,7 @@ done:
 gv_status gv_walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, void *ctx, gv_error *err) {
   gv_status s = gv__tree_arg(a, t, err);
   if (s != GV_OK) return s;
+  GV__WRITABLE(a);
   if (!fn) return gv__err(err, GV_EINVAL, "NULL callback");
   if ((s = gv__check_output(a, gv__esize(t), err)) != GV_OK) return s;
   gv_mark m = gv_arena_mark(a);
@@ -275,6 +278,7 @@ static gv_status gv__fwp_leaf(void *ctx, const gv_node *const *path, size_t dept
 gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
   gv_status s = gv__tree_arg(a, t, err);
   if (s != GV_OK) return s;
+  GV__WRITABLE(a);
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   uint64_t size = gv__esize(t);
   if (a->max_output) { /* the walk, plus every path's entries */

@@ -175,6 +175,7 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
 #define GV__ATOMIC_HO(a, expr)                                                                     \
   do {                                                                                             \
     if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
+    GV__WRITABLE(a);                                                                               \
     gv_mark m_ = gv_arena_mark(a);                                                                 \
     gv_status s_ = (expr);                                                                         \
     if (s_ != GV_OK) gv_arena_rollback((a), &m_);                                                  \

@@ -9,7 +9,12 @@
  * Because probing is linear and rollback removes entries newest first (each
  * one's secondary slot, then its primary), clearing a removed entry's slots
  * restores the table exactly; a table grown since the mark is shrunk back and
- * rehashed in creation order, which reproduces its earlier layout. */
+ * rehashed in creation order, which reproduces its earlier layout.
+ *
+ * A child arena (gv_arena_config.parent) looks a node up in its frozen
+ * parents first, then in its own table: what a parent holds is the parent's
+ * node, so equal trees of a child and its parents are still one pointer. The
+ * lookups in a parent only read it (counters are the child's). */
 #include "internal.h"
 
 #define XXH_STATIC_LINKING_ONLY
@@ -54,8 +59,50 @@ static int gv__same(const gv_node *n, const gv__cand *c) {
   }
 }
 
+/* The node equal to c in t's own table, or NULL; reads t only (t may be a
+ * frozen parent that other threads read at the same time). */
+static const gv_node *gv__probe(const gv_arena *t, const gv__cand *c) {
+  if (t->nslots == 0) return NULL;
+  size_t mask = t->nslots - 1, i = gv__slot_start(t, c->hash);
+  uint64_t frag = c->hash >> 32;
+  for (;;) {
+    uint64_t s = t->slots[i];
+    if (s == 0) return NULL;
+    if ((s >> 32) == frag && !((uint32_t)s & GV__SLOT_SEC)) {
+      const gv_node *n = t->entries[(uint32_t)s - 1];
+      if (gv__same(n, c)) return n;
+    }
+    i = (i + 1) & mask;
+  }
+}
+
+int gv__intern_has(const gv_arena *a, const gv_node *n) {
+  if (!n || gv__is_imm(n)) return 1;
+  for (const gv_arena *t = a; t; t = t->parent) {
+    if (t->nslots == 0) continue;
+    size_t mask = t->nslots - 1, i = gv__slot_start(t, n->hash);
+    uint64_t frag = n->hash >> 32;
+    for (;;) {
+      uint64_t s = t->slots[i];
+      if (s == 0) break;
+      if ((s >> 32) == frag && !((uint32_t)s & GV__SLOT_SEC) && t->entries[(uint32_t)s - 1] == n)
+        return 1;
+      i = (i + 1) & mask;
+    }
+  }
+  return 0;
+}
+
 const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c) {
   a->lookups++;
+  /* a frozen parent first: what it holds is never built again below it */
+  for (const gv_arena *p = a->parent; p; p = p->parent) {
+    const gv_node *n = gv__probe(p, c);
+    if (n) {
+      a->hits++;
+      return n;
+    }
+  }
   if (a->nslots == 0) return NULL;
   size_t mask = a->nslots - 1, i = gv__slot_start(a, c->hash);
   uint64_t frag = c->hash >> 32;
@@ -78,20 +125,30 @@ const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c) {
   }
 }
 
-const gv_node *gv__intern_find_set(const gv_arena *a, uint64_t sethash, size_t n) {
-  if (a->nslots == 0) return NULL;
-  size_t mask = a->nslots - 1, i = gv__slot_start(a, sethash);
+static const gv_node *gv__probe_set(const gv_arena *t, uint64_t sethash, size_t n) {
+  if (t->nslots == 0) return NULL;
+  size_t mask = t->nslots - 1, i = gv__slot_start(t, sethash);
   uint64_t frag = sethash >> 32;
   for (;;) {
-    uint64_t s = a->slots[i];
+    uint64_t s = t->slots[i];
     if (s == 0) return NULL;
     if ((s >> 32) == frag && ((uint32_t)s & GV__SLOT_SEC)) {
-      const gv_node *e = a->entries[((uint32_t)s & ~GV__SLOT_SEC) - 1];
+      const gv_node *e = t->entries[((uint32_t)s & ~GV__SLOT_SEC) - 1];
       uint64_t h2;
       if (e->arity == n && gv__secondary(e, &h2) && h2 == sethash) return e;
     }
     i = (i + 1) & mask;
   }
+}
+
+const gv_node *gv__intern_find_set(const gv_arena *a, uint64_t sethash, size_t n) {
+  /* the parents first, as gv__intern_find: a twin they hold is never built below them */
+  const gv_arena *own = a;
+  for (a = a->parent; a; a = a->parent) {
+    const gv_node *e = gv__probe_set(a, sethash, n);
+    if (e) return e;
+  }
+  return gv__probe_set(own, sethash, n);
 }
 
 static void gv__place(gv_arena *a, uint64_t hash, size_t idx, uint32_t sec) {

@@ -355,6 +355,17 @@ typedef struct gv__chunk {
 
 struct gv_arena {
   gv_allocator alloc;
+  /* A child's frozen parent (its own parent chain ends in an arena without one).
+   * Lookups go through the chain first; a child's nodes may point into it. */
+  gv_arena *parent;
+  /* gv_arena_freeze was called: every writer refuses the arena from then on, so
+   * its table, chunks and counters are never written again and any number of
+   * threads may read them. */
+  int frozen;
+  /* 1 for its owner + 1 per live child (children hold their parent): the arena
+   * is released when this drops to 0, so a parent freed while children live is
+   * released with the last of them. */
+  _Atomic size_t refs;
   size_t max_bytes;
   size_t max_depth;
   uint64_t max_output;
@@ -399,8 +410,9 @@ void gv__rollback(gv_arena *a, const gv_mark *m);
 /* The bytes an interned node takes in its chunk (node.c). */
 size_t gv__node_size(const gv_node *n);
 
-/* Checked builds (GROVE_CHECKED): whether n was allocated by a (immediates
- * belong to every arena). Constructors refuse children of other arenas. */
+/* Checked builds (GROVE_CHECKED): whether n was allocated by a or one of its
+ * parents (immediates belong to every arena). Constructors refuse children of
+ * other arenas. */
 int gv__arena_owns(const gv_arena *a, const gv_node *n);
 #if defined(GROVE_CHECKED)
 #define GV__CHECK_OWNED(a, n, ...)                                                                 \
@@ -411,6 +423,13 @@ int gv__arena_owns(const gv_arena *a, const gv_node *n);
 #define GV__CHECK_OWNED(a, n, ...) ((void)(a))
 #endif
 
+/* GV_EINVAL (and the message) for a writer given a frozen arena. */
+gv_status gv__frozen_err(gv_error *err);
+#define GV__WRITABLE(a)                                                                            \
+  do {                                                                                             \
+    if ((a) && (a)->frozen) return gv__frozen_err(err);                                            \
+  } while (0)
+
 /* GV_ERANGE (and the message) when an output of the given expanded size is
  * over the arena's max_output. */
 gv_status gv__check_output(const gv_arena *a, uint64_t size, gv_error *err);
@@ -420,6 +439,13 @@ static inline size_t gv__used(const gv_arena *a) {
 }
 static inline void gv__set_used(gv_arena *a, size_t v) {
   atomic_store_explicit(&a->used, v, memory_order_relaxed);
+}
+/* The bytes used by a and its parents (a hint, as gv__used). */
+static inline size_t gv__used_chain(const gv_arena *a) {
+  size_t u = 0;
+  for (; a; a = a->parent)
+    u += gv__used(a);
+  return u;
 }
 
 /* Raw allocation through the hook, counted in the budget. NULL on failure. */
@@ -447,6 +473,9 @@ typedef struct gv__cand {
   size_t len;
 } gv__cand;
 const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c);
+/* Whether n is an interned node of a or of a parent of a (immediates: yes).
+ * A lookup by identity; it writes nothing. */
+int gv__intern_has(const gv_arena *a, const gv_node *n);
 /* The indexed sorted keyset of n keys registered under sethash, or NULL (the
  * caller checks that its keys are the ones it has). */
 const gv_node *gv__intern_find_set(const gv_arena *a, uint64_t sethash, size_t n);
@@ -572,7 +601,7 @@ static inline void gv__memo_init(gv__memo *m, gv__mem mem, const gv_arena *a) {
   m->after = GV__MEMO_AFTER;
   m->on = 0;
   if (a) {
-    uint64_t room = gv__used(a) / sizeof(gv_node *) + 64;
+    uint64_t room = gv__used_chain(a) / sizeof(gv_node *) + 64;
     if (room < m->after) m->after = room;
   }
 }

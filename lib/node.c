@@ -179,6 +179,7 @@ static gv_status gv__leaf_boxed(gv_arena *a, unsigned kind, uint64_t u, const gv
 static inline gv_status gv__leaf(gv_arena *a, unsigned kind, uint64_t u, const gv_node **out,
                                  gv_error *err) {
   if (!a || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  GV__WRITABLE(a);
   const gv_node *imm = gv__imm(kind, u);
   if (imm) {
     *out = imm;
@@ -280,6 +281,7 @@ gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, con
 static gv_status gv__blob_make(gv_arena *a, unsigned kind, const void *p, size_t len,
                                const gv_node **out, gv_error *err) {
   if (!a || !out || (!p && len)) return gv__err(err, GV_EINVAL, "NULL argument");
+  GV__WRITABLE(a);
   if (kind == GV_STR) {
     size_t bad = gv__utf8_check(p, len);
     if (bad != len) return gv__err(err, GV_EINVAL, "invalid UTF-8 in str at byte %zu", bad);
@@ -514,6 +516,7 @@ gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const g
 #define GV__ATOMIC(a, expr)                                                                        \
   do {                                                                                             \
     if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
+    GV__WRITABLE(a);                                                                               \
     gv_mark m_ = gv_arena_mark(a);                                                                 \
     gv_status s_ = (expr);                                                                         \
     if (s_ != GV_OK) gv__rollback((a), &m_);                                                       \

@@ -696,6 +696,7 @@ static gv_status vec_write(void *ctx, const char *data, size_t len) {
 gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json, const char **out, size_t *len,
                        gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  GV__WRITABLE(a);
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   gv_mark m = gv_arena_mark(a);
   vecw vw;

@@ -1098,6 +1098,7 @@ static gv_status parse_run(P *p, const gv_node **out) {
 
 gv_status gv_parse(gv_arena *a, const char *text, size_t len, const gv_node **out, gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  GV__WRITABLE(a);
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   if (!text && len) return gv__err(err, GV_EINVAL, "NULL text");
   P p;

@@ -92,6 +92,7 @@ gv_status gv_traverse(gv_arena *a, const gv_node *t, bool top_down, gv_traverse_
                       const gv_node **out, gv_error *err) {
   gv_status s0 = gv__tree_arg(a, t, err);
   if (s0 != GV_OK) return s0;
+  GV__WRITABLE(a);
   if (!fn || !out) return gv__err(err, GV_EINVAL, "NULL argument");
   if ((s0 = gv__check_output(a, gv__esize(t), err)) != GV_OK) return s0;
   static const gv__walk_ops td = {td_pre, NULL, 0};
@@ -151,6 +152,7 @@ gv_status gv_map_shape(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *t, co
                        gv_error *err) {
   gv_status s = gv__tree_arg(a, t, err);
   if (s != GV_OK) return s;
+  GV__WRITABLE(a);
   if (!f || !out) return gv__err(err, GV_EINVAL, "NULL argument");
   if ((s = gv__check_output(a, gv__esize(t), err)) != GV_OK) return s;
   map1_ctx c = {f, ctx, 1, 1};
@@ -323,6 +325,7 @@ static gv_status check_trees(const gv_node *const *trees, size_t n, gv_error *er
 gv_status gv_map(gv_arena *a, gv_map_fn f, void *ctx, const gv_node *const *trees, size_t ntrees,
                  bool none_is_leaf, const gv_node **out, gv_error *err) {
   if (!a || !f || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  GV__WRITABLE(a);
   if (ntrees == 0) return gv__err(err, GV_EINVAL, "must provide at least one structure");
   gv_status s = check_trees(trees, ntrees, err);
   if (s != GV_OK) return s;
@@ -347,6 +350,7 @@ gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *c
                        const gv_node *const *trees, size_t ntrees, const gv_node **out,
                        gv_error *err) {
   if (!a || !f || !out || !gv__is_value(shallow)) return gv__err(err, GV_EINVAL, "NULL argument");
+  GV__WRITABLE(a);
   if (ntrees == 0) return gv__err(err, GV_EINVAL, "must provide at least one structure");
   if (ntrees == SIZE_MAX) return gv__err(err, GV_ERANGE, "too many trees");
   gv_status s = check_trees(trees, ntrees, err);
@@ -392,6 +396,7 @@ static gv_status l2t_post(gv__walk *w, const gv_node *n, const gv_node *rebuilt,
 
 gv_status gv_lists_to_tuples(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
   if (!a || !gv__is_value(t) || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  GV__WRITABLE(a);
   if (!(gv_flags(t) & GV_F_HAS_LIST)) {
     *out = t;
     return GV_OK;
@@ -439,6 +444,7 @@ static gv_status order_dict(gv__walk *w, const gv_node *rebuilt, const gv_node *
 gv_status gv_order(gv_arena *a, const gv_node *t, const gv_node **out, bool *changed,
                    gv_error *err) {
   if (!a || !gv__is_value(t) || !out) return gv__err(err, GV_EINVAL, "NULL argument");
+  GV__WRITABLE(a);
   if (gv__flags(t) & GV_F_CANONICAL) {
     *out = t;
     if (changed) *changed = false;

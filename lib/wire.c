@@ -853,6 +853,7 @@ static gv_status d_run(w_dec *d, const gv_node **out) {
 
 gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **out, gv_error *err) {
   if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  GV__WRITABLE(a);
   if (!out || (!data && len)) return gv__err(err, GV_EINVAL, "NULL argument");
   gv_mark m = gv_arena_mark(a);
   w_dec d;

@@ -41,7 +41,7 @@ Test(arena, new_and_free_defaults) {
 Test(arena, hook_sees_everything_and_frees_it) {
   counting c = {0, 0, 0};
   gv_allocator al = {counting_realloc, &c};
-  gv_arena_config cfg = {0, 0, &al, 0, 0};
+  gv_arena_config cfg = {0, 0, &al, 0, 0, NULL};
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *n;
@@ -56,14 +56,14 @@ Test(arena, hook_sees_everything_and_frees_it) {
 }
 
 Test(arena, budget_too_small_for_arena) {
-  gv_arena_config cfg = {8, 0, NULL, 0, 0};
+  gv_arena_config cfg = {8, 0, NULL, 0, 0, NULL};
   gv_arena *a = NULL;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_ENOMEM);
   cr_assert_null(a);
 }
 
 Test(arena, budget_failure_leaves_arena_identical) {
-  gv_arena_config cfg = {64 * 1024, 0, NULL, 0, 0};
+  gv_arena_config cfg = {64 * 1024, 0, NULL, 0, 0, NULL};
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *n, *first = NULL;
@@ -136,7 +136,7 @@ Test(arena, fail_every_allocation_in_turn) {
   for (size_t fail = 1;; fail++) {
     counting c = {0, 0, 0};
     gv_allocator al = {counting_realloc, &c};
-    gv_arena_config cfg = {0, 0, &al, 0, 0};
+    gv_arena_config cfg = {0, 0, &al, 0, 0, NULL};
     gv_arena *a;
     cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
     const gv_node *k[3], *v[3], *d;

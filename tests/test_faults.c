@@ -112,7 +112,7 @@ static void fx_init(void) {
   F.al.realloc = h_realloc;
   F.al.ctx = &F.h;
   /* max_output: flatten_with_path of the chain needs its exact path count */
-  gv_arena_config cfg = {0, 0, &F.al, 7, 60000};
+  gv_arena_config cfg = {0, 0, &F.al, 7, 60000, NULL};
   cr_assert_eq(gv_arena_new(&cfg, &F.a), GV_OK);
   /* x: 50 keys in reverse order, each [i, (i, 'vI'), {'z': i, 'a': None}] */
   char *w = F.text;
@@ -636,7 +636,7 @@ Test(faults, reserved_matches_allocator_after_failures) {
   bal b;
   memset(&b, 0, sizeof b);
   gv_allocator al = {b_realloc, &b};
-  gv_arena_config cfg = {0, 0, &al, 0, 0};
+  gv_arena_config cfg = {0, 0, &al, 0, 0, NULL};
   gv_arena *a = NULL;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *t = t_parse(a, "[{'b': [1, 2], 'a': (3, 'x')}, deque([4]), P(x=5)]");

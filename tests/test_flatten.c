@@ -182,7 +182,7 @@ Test(flatten, deep_million) {
 }
 
 Test(flatten, budget_failure_rolls_back) {
-  gv_arena_config cfg = {256 * 1024, 0, NULL, 0, 0};
+  gv_arena_config cfg = {256 * 1024, 0, NULL, 0, 0, NULL};
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *n, *items[200];

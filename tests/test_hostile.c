@@ -203,7 +203,7 @@ Test(hostile, deep_mixed_walkers) {
  * max_depth
  * ------------------------------------------------------------------------- */
 static gv_arena *depth_arena(size_t max_depth) {
-  gv_arena_config cfg = {0, max_depth, NULL, 0, 0};
+  gv_arena_config cfg = {0, max_depth, NULL, 0, 0, NULL};
   gv_arena *a = NULL;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   return a;

@@ -299,7 +299,7 @@ Test(node, hash_is_stable) {
   gv_arena *a = t_arena();
   const gv_node *kids[2] = {I(a, 1), S(a, "a")}, *l;
   cr_assert_eq(gv_list(a, kids, 2, &l, NULL), GV_OK);
-  gv_arena_config cfg = {0, 0, NULL, 12345, 0};
+  gv_arena_config cfg = {0, 0, NULL, 12345, 0, NULL};
   gv_arena *b;
   cr_assert_eq(gv_arena_new(&cfg, &b), GV_OK);
   const gv_node *k2[2] = {I(b, 1), S(b, "a")}, *l2;
@@ -460,7 +460,7 @@ Test(node, namedtuple_and_custom) {
 }
 
 Test(node, depth_limit) {
-  gv_arena_config cfg = {0, 10, NULL, 0, 0};
+  gv_arena_config cfg = {0, 10, NULL, 0, 0, NULL};
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *n = I(a, 0);

@@ -291,7 +291,7 @@ Test(wire, depth_limit) {
   for (int i = 0; i < 100; i++)
     n = L(a, &n, 1);
   buf b = enc(a, n);
-  gv_arena_config cfg = {0, 50, NULL, 0, 0};
+  gv_arena_config cfg = {0, 50, NULL, 0, 0, NULL};
   gv_arena *sh;
   cr_assert_eq(gv_arena_new(&cfg, &sh), GV_OK);
   t_snapshot s0 = t_snap(sh);
@@ -598,7 +598,7 @@ Test(wire, budget_rollback) {
   buf b = enc(a, big);
   int failed = 0, ok = 0;
   for (size_t mb = 2048; mb < (size_t)1 << 20; mb += mb / 4) {
-    gv_arena_config cfg = {mb, 0, NULL, 0, 0};
+    gv_arena_config cfg = {mb, 0, NULL, 0, 0, NULL};
     gv_arena *t;
     if (gv_arena_new(&cfg, &t) != GV_OK) continue;
     const gv_node *x;
@@ -645,7 +645,7 @@ static void *failing_realloc(void *ctx, void *p, size_t old, size_t n) {
 Test(wire, encode_oom_and_sink_failure) {
   failing f = {0};
   gv_allocator al = {failing_realloc, &f};
-  gv_arena_config cfg = {0, 0, &al, 0, 0};
+  gv_arena_config cfg = {0, 0, &al, 0, 0, NULL};
   gv_arena *a;
   cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
   const gv_node *items[100];

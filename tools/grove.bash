@@ -14,7 +14,7 @@ _grove() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case $w in
-      --max-bytes|--max-output|--replace|--to-none|--to|--from|-o|--output) ((i++)) ;;
+      --max-bytes|--max-output|--jobs|--replace|--to-none|--to|--from|-o|--output) ((i++)) ;;
       -*) ;;
       *) op=$w; break ;;
     esac
@@ -24,7 +24,7 @@ _grove() {
     --to) COMPREPLY=($(compgen -W "literal json wire" -- "$cur")); return ;;
     --from) COMPREPLY=($(compgen -W "literal wire" -- "$cur")); return ;;
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --max-bytes|--max-output) return ;;
+    --max-bytes|--max-output|--jobs) return ;;
     --replace|--to-none)
       COMPREPLY=($(compgen -W "list tuple dict OrderedDict defaultdict deque NoneType bool int
                                float str bytes handle star" -- "$cur"))
@@ -39,7 +39,7 @@ _grove() {
     local opts="--help -h --version -V"
     case $op in
       demo|help) ;;
-      *) opts+=" --json --max-bytes --max-output" ;;&
+      *) opts+=" --json --max-bytes --max-output --lines --jobs --fail-fast" ;;&
       map) opts+=" --none-is-leaf=false --none-is-leaf=true" ;;
       traverse) opts+=" --top-down --bottom-up --replace --to-none" ;;
       convert) opts+=" --to --from -o --output" ;;
@@ -58,7 +58,7 @@ _grove() {
       local nargs=0
       for ((i = i + 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-          --max-bytes|--max-output) ((i++)) ;;
+          --max-bytes|--max-output|--jobs) ((i++)) ;;
           -*) ;;
           *) ((nargs++)) ;;
         esac

@@ -12,11 +12,13 @@
  *
  * The operations and the options are the two tables OPS and OPTS below: the help text, the
  * argument checks and "does this option apply to this operation" all come from them. */
-#define _POSIX_C_SOURCE 200809L /* fileno, isatty, stat */
+#define _POSIX_C_SOURCE 200809L /* fileno, isatty, stat, getline */
 #include "grove.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +112,10 @@ typedef enum opt_id {
   OPT_TO_NONE,
   OPT_TO,
   OPT_FROM,
-  OPT_OUTPUT
+  OPT_OUTPUT,
+  OPT_LINES,
+  OPT_JOBS,
+  OPT_FAIL_FAST
 } opt_id;
 
 enum { NO_VALUE, VALUE, EQ_VALUE /* optional, only as --name=VALUE */ };
@@ -130,7 +135,7 @@ static const optdef OPTS[] = {
     {OPT_VERSION, "--version", 'V', NO_VALUE, NULL, ALL_OPS, "grove's version"},
     {OPT_JSON, "--json", 0, NO_VALUE, NULL, TREE_OPS, "print one JSON document"},
     {OPT_MAX_BYTES, "--max-bytes", 0, VALUE, "N", TREE_OPS,
-     "bound the arena to N bytes (0: unlimited)"},
+     "bound the arena (--lines: each line's) to N bytes"},
     {OPT_MAX_OUTPUT, "--max-output", 0, VALUE, "N", TREE_OPS,
      "refuse output over N nodes+bytes (default 1e8; 0: none)"},
     {OPT_NONE_IS_LEAF, "--none-is-leaf", 0, EQ_VALUE, "BOOL", ON(OP_MAP),
@@ -146,6 +151,11 @@ static const optdef OPTS[] = {
      "input format: literal or wire (default: by content)"},
     {OPT_OUTPUT, "--output", 'o', VALUE, "FILE", ON(OP_CONVERT),
      "write FILE (once the operation succeeded)"},
+    {OPT_LINES, "--lines", 0, NO_VALUE, NULL, TREE_OPS,
+     "one tree per line (@FILE... or stdin), one result per line"},
+    {OPT_JOBS, "--jobs", 0, VALUE, "N", TREE_OPS, "--lines: N threads, output in input order"},
+    {OPT_FAIL_FAST, "--fail-fast", 0, NO_VALUE, NULL, TREE_OPS,
+     "--lines: stop at the first bad line"},
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 
@@ -185,7 +195,45 @@ typedef struct cli {
   size_t len, cap;
   int buf_oom;
   uint64_t out_bytes; /* written (or kept) so far */
+  /* --lines */
+  int lines;
+  int fail_fast;
+  size_t jobs;
+  /* Error text kept instead of written to stderr (a --lines worker: the stream writes it,
+   * with the line number, in input order). */
+  int capture;
+  char *ebuf;
+  size_t elen, ecap;
 } cli;
+
+/* An error line (or part of one) for stderr, or kept under capture. */
+static void errf(cli *c, const char *fmt, ...) GV_PRINTF(2, 3);
+static void errf(cli *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (!c || !c->capture) {
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    return;
+  }
+  char tmp[1024];
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  size_t len = (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1;
+  if (c->ecap - c->elen < len + 1) {
+    size_t ncap = c->ecap ? 2 * c->ecap : 256;
+    while (ncap - c->elen < len + 1)
+      ncap *= 2;
+    char *nb = realloc(c->ebuf, ncap);
+    if (!nb) return;
+    c->ebuf = nb;
+    c->ecap = ncap;
+  }
+  memcpy(c->ebuf + c->elen, tmp, len);
+  c->elen += len;
+  c->ebuf[c->elen] = '\0';
+}
 
 static int g_write_failed;
 
@@ -333,7 +381,7 @@ static void print_help(cli *c, const opdef *only) {
   }
   put_s(c, "\n"
            "exit status: 0 done, 1 the operation's own failure (mismatch, leaf count,\n"
-           "is-nested false), 2 bad usage or bad input\n");
+           "is-nested false; under --lines: a line failed), 2 bad usage or bad input\n");
 }
 
 static void print_version(cli *c) {
@@ -450,30 +498,29 @@ static int is_wire(const char *data, size_t len) {
 static int report(cli *c, gv_status s, const gv_error *e, const char *what) {
   const char *msg = (e && e->msg[0]) ? e->msg : gv_status_name(s);
   if (g_write_failed) {
-    fprintf(stderr, "grove: error: cannot write output\n");
+    errf(c, "grove: error: cannot write output\n");
     return 2;
   }
   if (c->buf_oom) {
-    fprintf(stderr, "grove: error: out of memory (output)\n");
+    errf(c, "grove: error: out of memory (output)\n");
     return 2;
   }
   if (s == GV_EUSER && c->fnmsg[0]) {
-    fprintf(stderr, "grove: error: %s\n", c->fnmsg);
+    errf(c, "grove: error: %s\n", c->fnmsg);
     return 2;
   }
   if (s == GV_ENOMEM) {
-    fprintf(stderr, "grove: error: %s%sout of memory budget\n", what ? what : "", what ? ": " : "");
+    errf(c, "grove: error: %s%sout of memory budget\n", what ? what : "", what ? ": " : "");
     return 2;
   }
   if (s == GV_EMISMATCH || s == GV_ECOUNT) {
-    fprintf(stderr, "grove: %s\n", msg);
+    errf(c, "grove: %s\n", msg);
     return 1;
   }
-  fprintf(stderr, "grove: error: %s%s", what ? what : "", what ? ": " : "");
+  errf(c, "grove: error: %s%s", what ? what : "", what ? ": " : "");
   if (s == GV_EPARSE && e && e->line && !strstr(msg, "line "))
-    fprintf(stderr, "line %zu, column %zu: ", e->line, e->column);
-  fprintf(stderr, "%s%s\n", msg,
-          s == GV_ERANGE && strstr(msg, "max_output") ? " (see --max-output)" : "");
+    errf(c, "line %zu, column %zu: ", e->line, e->column);
+  errf(c, "%s%s\n", msg, s == GV_ERANGE && strstr(msg, "max_output") ? " (see --max-output)" : "");
   return 2;
 }
 
@@ -781,7 +828,8 @@ typedef struct sframe {
   uint64_t sum;
 } sframe;
 
-static int do_stats(cli *c, const gv_node *t) {
+/* oneline (--lines): the five numbers as one dict. */
+static int do_stats(cli *c, const gv_node *t, int oneline) {
   pmap m = {NULL, NULL, 0, 0};
   sframe *st = NULL;
   size_t sp = 0, scap = 0;
@@ -831,18 +879,26 @@ static int do_stats(cli *c, const gv_node *t) {
   free((void *)m.keys);
   free(m.vals);
   if (!ok) {
-    fprintf(stderr, "grove: error: stats: out of memory\n");
+    errf(c, "grove: error: stats: out of memory\n");
     return 2;
   }
   gv_stats s;
   gv_arena_stats(c->a, &s);
   char buf[256];
-  snprintf(buf, sizeof buf,
-           c->json ? "{\"nodes\": %" PRIu64 ", \"distinct_nodes\": %zu, \"leaves\": %" PRIu64
-                     ", \"depth\": %zu, \"arena_bytes\": %zu}\n"
-                   : "nodes: %" PRIu64 "\ndistinct nodes: %zu\nleaves: %" PRIu64
-                     "\ndepth: %zu\narena bytes: %zu\n",
-           nodes, distinct, gv_num_leaves(t), gv_depth(t), s.bytes_reserved);
+  const char *q = c->json ? "\"" : "'";
+  if (oneline)
+    snprintf(buf, sizeof buf,
+             "{%snodes%s: %" PRIu64 ", %sdistinct_nodes%s: %zu, %sleaves%s: %" PRIu64
+             ", %sdepth%s: %zu, %sarena_bytes%s: %zu}\n",
+             q, q, nodes, q, q, distinct, q, q, gv_num_leaves(t), q, q, gv_depth(t), q, q,
+             s.bytes_reserved);
+  else
+    snprintf(buf, sizeof buf,
+             c->json ? "{\"nodes\": %" PRIu64 ", \"distinct_nodes\": %zu, \"leaves\": %" PRIu64
+                       ", \"depth\": %zu, \"arena_bytes\": %zu}\n"
+                     : "nodes: %" PRIu64 "\ndistinct nodes: %zu\nleaves: %" PRIu64
+                       "\ndepth: %zu\narena bytes: %zu\n",
+             nodes, distinct, gv_num_leaves(t), gv_depth(t), s.bytes_reserved);
   put_s(c, buf);
   return 0;
 }
@@ -1054,7 +1110,7 @@ static int run_op(cli *c, const char *const *args, size_t n) {
     break;
   }
   case OP_STATS:
-    rc = do_stats(c, t);
+    rc = do_stats(c, t, 0);
     goto done;
   default:
     break;
@@ -1068,6 +1124,866 @@ static int run_op(cli *c, const char *const *args, size_t n) {
 
 done:
   free(trees);
+  return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * --lines: a stream of trees, one per line
+ *
+ * Each line is parsed and worked on in a child arena of the current generation's frozen
+ * parent, freed once the line is done, so memory stays flat however long the stream. The
+ * parent holds the operation's fixed trees (the reference of assert-same-structure, the S of
+ * pack-sequence-as and map-up-to, --replace values) and templates of the keysets seen often:
+ * a dict {k: None, ...} per keyset, which brings the keyset, its sorted twin (with its rank
+ * index) and the keys. A child then interns those instead of building them, and a shuffled
+ * keyset of known keys finds its sorted twin without sorting.
+ *
+ * How the parent is populated: every line reports the keysets of its child's dicts (their
+ * own keysets and sorted twins, by hash, at most LN_RECS per line). The stream counts them
+ * in a bounded table; a keyset reported by LN_FREQ lines of a window becomes a template
+ * (its line is parsed again on the main thread to get its keys). At the end of each window
+ * (64 lines, then doubling up to LN_WINDOW_MAX) a new parent is made if something changed:
+ * the templates still reported in the window plus the new ones (at most LN_TEMPLATES), and
+ * the fixed trees, copied into a fresh arena and frozen. Lines already handed out finish on
+ * the old parent, which is freed when its last batch has been written.
+ *
+ * --jobs N: batches of lines go to N worker threads; the main thread reads, hands out,
+ * writes the batches' results in input order and keeps the statistics. Every worker builds
+ * in its own children; the parents are frozen, so nothing is shared for writing.
+ * ------------------------------------------------------------------------- */
+
+#define LN_BATCH_LINES 256
+#define LN_BATCH_BYTES ((size_t)1 << 18)
+#define LN_RECS 8           /* keysets reported per line */
+#define LN_FREQ 2           /* reports in a window that make a template */
+#define LN_TEMPLATES 1024   /* templates in a parent */
+#define LN_COUNT_CAP 16384  /* the count table (a power of two) */
+#define LN_WINDOW_FIRST 64  /* lines before the first parent with templates */
+#define LN_WINDOW_MAX 65536 /* the longest window */
+#define LN_PARENT_BYTES ((size_t)64 << 20)
+
+/* A generation: a frozen parent with the fixed trees and the templates. */
+typedef struct gen {
+  gv_arena *p;
+  const gv_node **fixed; /* the fixed tree arguments, nodes of p */
+  const gv_node **rules; /* --replace values (NULL for --to-none), nodes of p */
+  uint64_t *thash;       /* template i: its keyset's hash */
+  const gv_node **tmpl;  /* template i: a dict of p */
+  size_t ntmpl;
+  size_t refs; /* batches using it, + 1 while it is the current one (main thread only) */
+} gen;
+
+typedef struct lrec {
+  uint64_t hash;
+  uint32_t line; /* index in its batch */
+} lrec;
+
+typedef struct lres {
+  size_t oend; /* the output of the line ends at out + oend */
+  size_t eend; /* its error text ends at err + eend */
+  int failed;
+} lres;
+
+typedef struct batch {
+  char *text; /* the lines, each NUL-terminated */
+  size_t tlen, tcap;
+  size_t *off;      /* line i starts at text + off[i] */
+  uint64_t *lineno; /* its number in its source */
+  size_t *src;      /* its source */
+  lres *res;
+  size_t n, cap, offcap, lncap, srccap;
+  gen *g;
+  char *out; /* the results, one after another */
+  size_t olen, ocap;
+  char *err; /* the error texts of failed lines, one after another */
+  size_t elen, ecap;
+  lrec *recs;
+  size_t nrecs, rcap;
+  int state; /* 0 free, 1 ready for a worker, 2 taken, 3 done */
+} batch;
+
+typedef struct kcount {
+  uint64_t hash; /* 0: empty */
+  uint32_t count;
+  uint8_t state; /* 0 counted, 1 a template, 2 could not be made one */
+} kcount;
+
+typedef struct stream {
+  cli *c;
+  size_t nfixed;
+  gen *cur;
+  /* the sources */
+  const char *const *srcs;
+  size_t nsrcs, src;
+  FILE *f;
+  uint64_t lineno;
+  char *line;
+  size_t linecap;
+  int eof;
+  /* statistics (main thread) */
+  kcount *counts;
+  size_t ncounts;
+  gv_arena *scratch; /* lines parsed again for their keysets */
+  gv_arena *staging; /* new templates until the next parent */
+  uint64_t *phash;   /* staged templates */
+  const gv_node **pend;
+  size_t npend, npendcap, phashcap;
+  uint64_t lines_done, next_window, window;
+  size_t rebuilds;
+  /* threads */
+  pthread_mutex_t mu;
+  pthread_cond_t work, done;
+  batch *slots;
+  size_t nslots, next_take;
+  int quit;
+  /* results */
+  uint64_t bad_lines;
+  size_t batch_lines; /* LN_BATCH_LINES, or GROVE_LINES_BATCH (for the tests) */
+  int stop;           /* --fail-fast tripped, or a fatal error */
+  int fatal;
+} stream;
+
+static void gen_release(gen *g) {
+  if (!g || --g->refs) return;
+  gv_arena_free(g->p);
+  free((void *)g->fixed);
+  free((void *)g->rules);
+  free(g->thash);
+  free((void *)g->tmpl);
+  free(g);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 1;
+  size_t ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2 / elem) return 0;
+    ncap *= 2;
+  }
+  void *np = realloc(*p, ncap * elem);
+  if (!np) return 0;
+  *p = np;
+  *cap = ncap;
+  return 1;
+}
+
+/* A new generation holding the fixed trees of old (or base, the first time) and the
+ * templates tmpl[0..n). NULL when out of memory. */
+static gen *gen_make(stream *st, const gv_node *const *fixed, const gv_node *const *rules,
+                     const uint64_t *hashes, const gv_node *const *tmpl, size_t n) {
+  cli *c = st->c;
+  gen *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  gv_arena_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_bytes = LN_PARENT_BYTES;
+  cfg.max_output = c->max_output;
+  g->fixed = calloc(st->nfixed + 1, sizeof *g->fixed);
+  g->rules = calloc(c->nrules + 1, sizeof *g->rules);
+  g->thash = calloc(n + 1, sizeof *g->thash);
+  g->tmpl = calloc(n + 1, sizeof *g->tmpl);
+  g->refs = 1;
+  if (!g->fixed || !g->rules || !g->thash || !g->tmpl || gv_arena_new(&cfg, &g->p) != GV_OK) {
+    g->p = NULL;
+    gen_release(g);
+    return NULL;
+  }
+  gv_status s = GV_OK;
+  for (size_t i = 0; i < st->nfixed && s == GV_OK; i++)
+    s = gv_copy(g->p, fixed[i], &g->fixed[i], NULL);
+  for (size_t i = 0; i < c->nrules && s == GV_OK; i++)
+    if (rules[i]) s = gv_copy(g->p, rules[i], &g->rules[i], NULL);
+  if (s != GV_OK) {
+    gen_release(g);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) { /* a template that does not fit is left out */
+    if (gv_copy(g->p, tmpl[i], &g->tmpl[g->ntmpl], NULL) != GV_OK) break;
+    g->thash[g->ntmpl++] = hashes[i];
+  }
+  (void)gv_arena_freeze(g->p);
+  return g;
+}
+
+/* ---- one line ---- */
+
+/* Records the keysets of the child's own dicts (and their sorted twins). */
+static void note_keysets(batch *b, size_t line, const gv_arena *a) {
+  gv_stats s;
+  gv_arena_stats(a, &s);
+  uint64_t seen[LN_RECS];
+  size_t nseen = 0;
+  for (size_t i = 0; i < s.nodes && nseen < LN_RECS; i++) {
+    const gv_node *n = gv_arena_node_at(a, i);
+    gv_node_kind k = gv_kind(n);
+    if (k != GV_DICT && k != GV_ODICT && k != GV_DDICT) continue;
+    const gv_node *ks = gv_meta(n);
+    if (gv_arity(n) < 2) continue;
+    for (int twin = 0; twin < 2 && nseen < LN_RECS; twin++) {
+      const gv_node *x = twin ? gv_keyset_twin(ks) : ks;
+      if (!x || (twin && x == ks)) continue;
+      uint64_t h = gv_hash(x);
+      size_t j = 0;
+      while (j < nseen && seen[j] != h)
+        j++;
+      if (j < nseen) continue;
+      seen[nseen++] = h;
+      if (!grow((void **)&b->recs, &b->rcap, b->nrecs + 1, sizeof *b->recs)) return;
+      b->recs[b->nrecs].hash = h;
+      b->recs[b->nrecs++].line = (uint32_t)line;
+    }
+  }
+}
+
+/* The error of a line, without the parse error's own "line 1, " (a line is one line). */
+static void line_error(cli *w, gv_status s, const gv_error *e) {
+  if (s == GV_EPARSE || (e && e->line)) {
+    char msg[sizeof e->msg];
+    size_t n = 0;
+    const char *p = e->msg;
+    if (strncmp(p, "line ", 5) != 0 && e->column)
+      n = (size_t)snprintf(msg, sizeof msg, "column %zu: ", e->column);
+    while (*p && n + 1 < sizeof msg) {
+      const char *l = strstr(p, "line ");
+      const char *c = l ? strchr(l, ',') : NULL;
+      if (!l || !c || strncmp(c, ", column ", 9) != 0) {
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "%s", p);
+        break;
+      }
+      n += (size_t)snprintf(msg + n, sizeof msg - n, "%.*s", (int)(l - p), p);
+      p = c + 2; /* "column ..." */
+    }
+    msg[n < sizeof msg ? n : sizeof msg - 1] = '\0';
+    errf(w, "grove: error: %s\n", msg);
+    return;
+  }
+  (void)report(w, s, e, NULL);
+}
+
+/* Runs the operation on one line in a child of g. Returns 0, or 1 for a failed line. */
+static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size_t line) {
+  gv_arena_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_bytes = w->max_bytes;
+  cfg.max_output = w->max_output;
+  cfg.parent = g->p;
+  gv_arena *a = NULL;
+  size_t before = w->len;
+  if (gv_arena_new(&cfg, &a) != GV_OK) {
+    errf(w, "grove: error: out of memory budget (--max-bytes %zu)\n", w->max_bytes);
+    return 1;
+  }
+  w->a = a;
+  for (size_t i = 0; i < w->nrules; i++)
+    w->rules[i].node = g->rules[i];
+  w->fnmsg[0] = '\0';
+  gv_error e;
+  memset(&e, 0, sizeof e);
+  const gv_node *t = NULL, *out = NULL;
+  int rc = 0;
+  gv_status s = gv_parse(a, text, len, &t, &e);
+  if (s != GV_OK) {
+    line_error(w, s, &e);
+    gv_arena_free(a);
+    return 1;
+  }
+  const gv_node *fixed0 = g->fixed[0];
+  switch (w->op) {
+  case OP_FLATTEN: {
+    if (w->max_output && gv_expanded_size(t) > w->max_output) {
+      errf(w,
+           "grove: error: output too large: the tree written out is %" PRIu64
+           " nodes and bytes, more than --max-output %" PRIu64 "\n",
+           gv_expanded_size(t), w->max_output);
+      rc = 1;
+      break;
+    }
+    uint64_t nl = gv_num_leaves(t);
+    const gv_node **leaves =
+        nl > SIZE_MAX / sizeof(gv_node *) ? NULL : malloc((size_t)nl * sizeof *leaves + 1);
+    if (!leaves) {
+      errf(w, "grove: error: out of memory\n");
+      rc = 1;
+      break;
+    }
+    size_t got = 0;
+    s = gv_flatten(t, leaves, (size_t)nl, &got, &e);
+    put_s(w, "[");
+    for (size_t i = 0; s == GV_OK && i < got; i++) {
+      if (i) put_s(w, ", ");
+      s = print_node(w, leaves[i], &e);
+    }
+    put_s(w, "]\n");
+    free(leaves);
+    break;
+  }
+  case OP_FLATTEN_WITH_PATH:
+    s = gv_flatten_with_path(a, t, &out, &e);
+    break;
+  case OP_STRUCTURE:
+    s = gv_structure(a, t, &out, &e);
+    if (s == GV_OK && w->json) {
+      const gv_node *skeleton = out;
+      s = gv_map(a, star_to_none, NULL, &skeleton, 1, true, &out, &e);
+    }
+    break;
+  case OP_IS_NESTED: {
+    int nested = gv_is_nested(t);
+    put_s(w, w->json ? (nested ? "true\n" : "false\n") : (nested ? "True\n" : "False\n"));
+    break;
+  }
+  case OP_PACK_SEQUENCE_AS: {
+    if (gv_kind(t) != GV_LIST) {
+      errf(w, "grove: error: pack-sequence-as: the leaves must be a list\n");
+      rc = 1;
+      break;
+    }
+    size_t k = gv_arity(t);
+    const gv_node **items = malloc(k * sizeof *items + 1);
+    if (!items) {
+      errf(w, "grove: error: out of memory\n");
+      rc = 1;
+      break;
+    }
+    for (size_t i = 0; i < k; i++)
+      items[i] = gv_child(t, i);
+    s = gv_pack_sequence_as(a, fixed0, items, k, &out, &e);
+    free(items);
+    break;
+  }
+  case OP_MAP:
+    s = gv_map(a, map_fn, w, &t, 1, w->none_is_leaf != 0, &out, &e);
+    break;
+  case OP_MAP_UP_TO:
+    s = gv_map_up_to(a, fixed0, map_fn, w, &t, 1, &out, &e);
+    break;
+  case OP_MAP_SHAPE:
+    s = gv_map_shape(a, map_fn, w, t, &out, &e);
+    break;
+  case OP_TRAVERSE:
+    s = gv_traverse(a, t, w->top_down != 0, traverse_fn, w, &out, &e);
+    break;
+  case OP_LISTS_TO_TUPLES:
+    s = gv_lists_to_tuples(a, t, &out, &e);
+    break;
+  case OP_ORDER:
+    s = gv_order(a, t, &out, NULL, &e);
+    break;
+  case OP_ASSERT_SAME_STRUCTURE:
+  case OP_ASSERT_SAME_PATHS:
+    s = w->op == OP_ASSERT_SAME_STRUCTURE ? gv_same_structure(a, fixed0, t, &e)
+                                          : gv_same_paths(a, fixed0, t, &e);
+    if (s == GV_EMISMATCH) {
+      const char *msg = e.msg[0] ? e.msg : "mismatch";
+      if (w->json) {
+        put_s(w, "{\"ok\": false, \"error\": ");
+        put_json_string(w, msg);
+        put_s(w, "}\n");
+      } else {
+        put_s(w, msg);
+        put_s(w, "\n");
+      }
+      rc = 2; /* a result, and a failed line */
+      s = GV_OK;
+    } else if (s == GV_OK) {
+      put_s(w, w->json ? "{\"ok\": true}\n" : "ok\n");
+    }
+    break;
+  case OP_FINGERPRINT: {
+    uint8_t fp[16];
+    s = gv_fingerprint(a, t, fp, &e);
+    if (s != GV_OK) break;
+    char hex[40];
+    for (size_t i = 0; i < 16; i++)
+      snprintf(hex + 2 * i, 3, "%02x", (unsigned)fp[i]);
+    hex[32] = '\n';
+    if (w->json) put_s(w, "\"");
+    put(w, hex, w->json ? 32 : 33);
+    if (w->json) put_s(w, "\"\n");
+    break;
+  }
+  case OP_CONVERT:
+    out = t;
+    break;
+  case OP_STATS:
+    rc = do_stats(w, t, 1) ? 1 : 0;
+    break;
+  default:
+    break;
+  }
+  if (rc == 0 && s == GV_OK && out) {
+    s = print_node(w, out, &e);
+    if (s == GV_OK) put_s(w, "\n");
+  }
+  if (rc == 0 && s == GV_OK && w->buf_oom) {
+    errf(w, "grove: error: out of memory (output)\n");
+    rc = 1;
+  } else if (rc == 0 && s != GV_OK) {
+    line_error(w, s, &e);
+    rc = 1;
+  }
+  if (rc == 1) w->len = before; /* no half result */
+  if (rc != 1) note_keysets(b, line, a);
+  gv_arena_free(a);
+  w->a = NULL;
+  return rc ? 1 : 0;
+}
+
+/* Runs every line of b; its outputs and errors go into b. */
+static void run_batch(cli *w, batch *b) {
+  b->nrecs = 0;
+  w->buffered = 1;
+  w->buf = b->out;
+  w->cap = b->ocap;
+  w->len = 0;
+  w->capture = 1;
+  w->ebuf = b->err;
+  w->ecap = b->ecap;
+  w->elen = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    size_t before = w->len;
+    w->buf_oom = 0;
+    int bad = run_line(w, b->g, b->text + b->off[i], strlen(b->text + b->off[i]), b, i);
+    if (bad && w->buf_oom) w->len = before; /* the output buffer failed: nothing of the line */
+    b->res[i].failed = bad;
+    b->res[i].oend = w->len;
+    b->res[i].eend = w->elen;
+  }
+  b->out = w->buf;
+  b->ocap = w->cap;
+  b->olen = w->len;
+  b->err = w->ebuf;
+  b->ecap = w->ecap;
+  b->elen = w->elen;
+  w->buf = NULL;
+  w->ebuf = NULL;
+  w->len = w->cap = w->elen = w->ecap = 0;
+}
+
+static void batch_free(batch *b) {
+  free(b->text);
+  free(b->off);
+  free(b->lineno);
+  free(b->src);
+  free(b->res);
+  free(b->out);
+  free(b->err);
+  free(b->recs);
+}
+
+/* ---- the stream: reading ---- */
+
+static int blank(const char *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\f' && p[i] != '\v') return 0;
+  return 1;
+}
+
+static const char *src_name(const stream *st, size_t i) {
+  const char *s = st->srcs[i];
+  return strcmp(s, "-") == 0 ? "standard input" : s + 1;
+}
+
+/* Reads lines into b (at most a batch); 0 when the sources are all read (or on error). */
+static int fill_batch(stream *st, batch *b) {
+  b->n = 0;
+  b->tlen = 0;
+  while (b->n < st->batch_lines && b->tlen < LN_BATCH_BYTES && !st->eof) {
+    if (!st->f) {
+      if (st->src == st->nsrcs) {
+        st->eof = 1;
+        break;
+      }
+      const char *name = st->srcs[st->src];
+      errno = 0;
+      st->f = strcmp(name, "-") == 0 ? stdin : fopen(name + 1, "rb");
+      st->lineno = 0;
+      if (!st->f) {
+        fprintf(stderr, "grove: error: cannot read '%s': %s\n", name + 1,
+                strerror(errno ? errno : ENOENT));
+        st->fatal = st->eof = 1;
+        break;
+      }
+    }
+    errno = 0;
+    ssize_t r = getline(&st->line, &st->linecap, st->f);
+    if (r < 0) {
+      int bad = ferror(st->f);
+      if (bad)
+        fprintf(stderr, "grove: error: cannot read '%s': %s\n", src_name(st, st->src),
+                strerror(errno ? errno : EIO));
+      if (st->f != stdin) fclose(st->f);
+      st->f = NULL;
+      st->src++;
+      if (bad) st->fatal = st->eof = 1;
+      continue;
+    }
+    st->lineno++;
+    size_t n = (size_t)r;
+    char *p = st->line;
+    if (n && p[n - 1] == '\n') n--;
+    if (n && p[n - 1] == '\r') n--;
+    if (st->lineno == 1 && n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3, n -= 3;
+    if (blank(p, n)) continue;
+    if (memchr(p, '\0', n)) n = strlen(p); /* a NUL ends the line's text (the parser reports it) */
+    if (!grow((void **)&b->text, &b->tcap, b->tlen + n + 1, 1) ||
+        !grow((void **)&b->off, &b->offcap, b->n + 1, sizeof *b->off) ||
+        !grow((void **)&b->lineno, &b->lncap, b->n + 1, sizeof *b->lineno) ||
+        !grow((void **)&b->src, &b->srccap, b->n + 1, sizeof *b->src) ||
+        !grow((void **)&b->res, &b->cap, b->n + 1, sizeof *b->res)) {
+      fprintf(stderr, "grove: error: out of memory\n");
+      st->fatal = st->eof = 1;
+      break;
+    }
+    memcpy(b->text + b->tlen, p, n);
+    b->text[b->tlen + n] = '\0';
+    b->off[b->n] = b->tlen;
+    b->lineno[b->n] = st->lineno;
+    b->src[b->n] = st->src;
+    b->tlen += n + 1;
+    b->n++;
+  }
+  if (st->linecap > ((size_t)1 << 22)) { /* one huge line: do not keep its buffer */
+    free(st->line);
+    st->line = NULL;
+    st->linecap = 0;
+  }
+  return b->n > 0;
+}
+
+/* ---- the stream: statistics and new parents (main thread) ---- */
+
+static kcount *count_slot(stream *st, uint64_t h, int add) {
+  size_t mask = LN_COUNT_CAP - 1, i = (size_t)(h * UINT64_C(0x9E3779B97F4A7C15) >> 40) & mask;
+  while (st->counts[i].hash && st->counts[i].hash != h)
+    i = (i + 1) & mask;
+  if (st->counts[i].hash) return &st->counts[i];
+  if (!add || st->ncounts >= LN_COUNT_CAP * 3 / 4) return NULL; /* full: not counted */
+  st->counts[i].hash = h;
+  st->counts[i].count = 0;
+  st->counts[i].state = 0;
+  st->ncounts++;
+  return &st->counts[i];
+}
+
+/* A template for the keyset with hash h found in text: parsed again in the scratch arena,
+ * its keys copied into the staging arena as a dict {k: None, ...}. */
+static int make_template(stream *st, uint64_t h, const char *text) {
+  if (st->npend + (st->cur ? st->cur->ntmpl : 0) >= LN_TEMPLATES) return 0;
+  gv_mark m = gv_arena_mark(st->scratch);
+  gv_stats s0, s1;
+  gv_arena_stats(st->scratch, &s0);
+  const gv_node *t = NULL, *tmpl = NULL;
+  int ok = 0;
+  if (gv_parse(st->scratch, text, strlen(text), &t, NULL) == GV_OK) {
+    gv_arena_stats(st->scratch, &s1);
+    for (size_t i = s0.nodes; i < s1.nodes && !tmpl; i++) {
+      const gv_node *d = gv_arena_node_at(st->scratch, i);
+      gv_node_kind k = gv_kind(d);
+      if (k != GV_DICT && k != GV_ODICT && k != GV_DDICT) continue;
+      const gv_node *ks = gv_meta(d); /* a keyset's children are its keys, in its order */
+      if (gv_hash(ks) != h) ks = gv_keyset_twin(ks);
+      if (!ks || gv_hash(ks) != h) continue;
+      size_t n = gv_arity(ks);
+      const gv_node **keys = malloc(2 * n * sizeof *keys + 1);
+      if (!keys) break;
+      const gv_node **nones = keys + n;
+      gv_status s = GV_OK;
+      for (size_t j = 0; j < n && s == GV_OK; j++) {
+        s = gv_copy(st->staging, gv_child(ks, j), &keys[j], NULL);
+        if (s == GV_OK) s = gv_none(st->staging, &nones[j], NULL);
+      }
+      if (s == GV_OK) s = gv_dict(st->staging, keys, nones, n, &tmpl, NULL);
+      free(keys);
+      if (s != GV_OK) tmpl = NULL;
+      break;
+    }
+  }
+  if (tmpl && grow((void **)&st->pend, &st->npendcap, st->npend + 1, sizeof *st->pend) &&
+      grow((void **)&st->phash, &st->phashcap, st->npend + 1, sizeof *st->phash)) {
+    st->pend[st->npend] = tmpl;
+    st->phash[st->npend++] = h;
+    ok = 1;
+  }
+  (void)gv_arena_rollback(st->scratch, &m);
+  return ok;
+}
+
+static void reset_counts(stream *st) {
+  memset(st->counts, 0, LN_COUNT_CAP * sizeof *st->counts);
+  st->ncounts = 0;
+  for (size_t i = 0; i < st->cur->ntmpl; i++) {
+    kcount *k = count_slot(st, st->cur->thash[i], 1);
+    if (k) k->state = 1;
+  }
+}
+
+/* The end of a window: a new parent if its templates would change. */
+static void window_end(stream *st) {
+  gen *g = st->cur;
+  size_t n = 0, cap = g->ntmpl + st->npend;
+  const gv_node **t = malloc(cap * sizeof *t + 1);
+  uint64_t *h = malloc(cap * sizeof *h + 1);
+  if (t && h) {
+    for (size_t i = 0; i < g->ntmpl; i++) {
+      kcount *k = count_slot(st, g->thash[i], 0);
+      if (k && k->count) { /* still in use */
+        t[n] = g->tmpl[i];
+        h[n++] = g->thash[i];
+      }
+    }
+    size_t kept = n;
+    for (size_t i = 0; i < st->npend; i++) {
+      t[n] = st->pend[i];
+      h[n++] = st->phash[i];
+    }
+    if (kept < g->ntmpl || st->npend) {
+      gen *ng = gen_make(st, g->fixed, g->rules, h, t, n);
+      if (ng) {
+        gen_release(st->cur);
+        st->cur = ng;
+        st->rebuilds++;
+      }
+    }
+  }
+  free((void *)t);
+  free(h);
+  /* a fresh staging arena, and fresh counts */
+  gv_arena *ns = NULL;
+  if (gv_arena_new(NULL, &ns) == GV_OK) {
+    gv_arena_free(st->staging);
+    st->staging = ns;
+  }
+  st->npend = 0;
+  reset_counts(st);
+  if (st->window < LN_WINDOW_MAX) st->window *= 2;
+  st->next_window = st->lines_done + st->window;
+}
+
+/* ---- the stream: writing (main thread, in input order) ---- */
+
+static void write_batch(stream *st, batch *b) {
+  cli *c = st->c;
+  size_t o = 0, e = 0;
+  for (size_t i = 0; i < b->n && !st->stop; i++) {
+    lres *r = &b->res[i];
+    if (r->oend > o && fwrite(b->out + o, 1, r->oend - o, stdout) != r->oend - o)
+      g_write_failed = 1;
+    o = r->oend;
+    if (r->eend > e) {
+      const char *msg = b->err + e;
+      const char *rest = msg, *head = "grove: ";
+      if (strncmp(msg, "grove: error: ", 14) == 0)
+        head = "grove: error: ", rest = msg + 14;
+      else if (strncmp(msg, "grove: ", 7) == 0)
+        rest = msg + 7;
+      if (st->nsrcs > 1)
+        fprintf(stderr, "%s%s: line %" PRIu64 ": %.*s", head, src_name(st, b->src[i]), b->lineno[i],
+                (int)(r->eend - (size_t)(rest - b->err)), rest);
+      else
+        fprintf(stderr, "%sline %" PRIu64 ": %.*s", head, b->lineno[i],
+                (int)(r->eend - (size_t)(rest - b->err)), rest);
+    }
+    e = r->eend;
+    if (r->failed) {
+      st->bad_lines++;
+      if (c->fail_fast) st->stop = 1;
+    }
+  }
+  /* the keysets the lines reported */
+  for (size_t i = 0; i < b->nrecs && !st->stop; i++) {
+    kcount *k = count_slot(st, b->recs[i].hash, 1);
+    if (!k || k->count == UINT32_MAX) continue;
+    if (++k->count == LN_FREQ && k->state == 0)
+      k->state = make_template(st, k->hash, b->text + b->off[b->recs[i].line]) ? 1 : 2;
+  }
+  st->lines_done += b->n;
+  gen_release(b->g);
+  b->g = NULL;
+  if (g_write_failed) st->stop = st->fatal = 1;
+  /* keep memory flat: no batch keeps a buffer made big by one huge line */
+  if (b->ocap > ((size_t)8 << 20)) free(b->out), b->out = NULL, b->ocap = 0;
+  if (b->ecap > ((size_t)1 << 20)) free(b->err), b->err = NULL, b->ecap = 0;
+  if (b->tcap > ((size_t)8 << 20)) free(b->text), b->text = NULL, b->tcap = 0;
+  if (!st->stop && st->lines_done >= st->next_window) window_end(st);
+}
+
+/* ---- the stream: workers ---- */
+
+typedef struct worker {
+  stream *st;
+  cli w;
+  pthread_t th;
+} worker;
+
+static void *worker_main(void *arg) {
+  worker *x = arg;
+  stream *st = x->st;
+  pthread_mutex_lock(&st->mu);
+  for (;;) {
+    batch *b = &st->slots[st->next_take];
+    while (!st->quit && b->state != 1) {
+      pthread_cond_wait(&st->work, &st->mu);
+      b = &st->slots[st->next_take];
+    }
+    if (b->state != 1) break; /* quit, nothing left */
+    b->state = 2;
+    st->next_take = (st->next_take + 1) % st->nslots;
+    pthread_mutex_unlock(&st->mu);
+    run_batch(&x->w, b);
+    pthread_mutex_lock(&st->mu);
+    b->state = 3;
+    pthread_cond_broadcast(&st->done);
+  }
+  pthread_mutex_unlock(&st->mu);
+  return NULL;
+}
+
+static int worker_init(worker *x, stream *st) {
+  x->st = st;
+  x->w = *st->c;
+  x->w.a = NULL;
+  x->w.buf = NULL;
+  x->w.len = x->w.cap = 0;
+  x->w.ebuf = NULL;
+  x->w.elen = x->w.ecap = 0;
+  x->w.rules = calloc(st->c->nrules + 1, sizeof *x->w.rules);
+  if (!x->w.rules) return 0;
+  if (st->c->nrules) memcpy(x->w.rules, st->c->rules, st->c->nrules * sizeof *x->w.rules);
+  return 1;
+}
+
+/* Runs the stream; returns the exit status. fixed: the trees given on the command line. */
+static int run_lines(cli *c, const gv_node *const *fixed, size_t nfixed, const char *const *srcs,
+                     size_t nsrcs) {
+  static const char *const stdin_only[] = {"-"};
+  stream st;
+  memset(&st, 0, sizeof st);
+  st.c = c;
+  st.nfixed = nfixed;
+  st.srcs = nsrcs ? srcs : stdin_only;
+  st.nsrcs = nsrcs ? nsrcs : 1;
+  st.window = LN_WINDOW_FIRST;
+  st.batch_lines = LN_BATCH_LINES;
+  const char *bl = getenv("GROVE_LINES_BATCH"); /* small batches: the tests of --jobs */
+  if (bl && atoi(bl) > 0) st.batch_lines = (size_t)atoi(bl);
+  st.next_window = LN_WINDOW_FIRST;
+  size_t jobs = c->jobs ? c->jobs : 1;
+  const gv_node **rules = calloc(c->nrules + 1, sizeof *rules);
+  st.counts = calloc(LN_COUNT_CAP, sizeof *st.counts);
+  worker *ws = calloc(jobs, sizeof *ws);
+  st.nslots = jobs == 1 ? 1 : 2 * jobs + 2;
+  st.slots = calloc(st.nslots, sizeof *st.slots);
+  int rc = 0;
+  if (!rules || !st.counts || !ws || !st.slots || gv_arena_new(NULL, &st.scratch) != GV_OK ||
+      gv_arena_new(NULL, &st.staging) != GV_OK) {
+    rc = oom();
+    goto out;
+  }
+  for (size_t i = 0; i < c->nrules; i++)
+    rules[i] = c->rules[i].node;
+  st.cur = gen_make(&st, fixed, rules, NULL, NULL, 0);
+  if (!st.cur) {
+    rc = oom();
+    goto out;
+  }
+  size_t started = 0;
+  for (size_t i = 0; i < jobs; i++)
+    if (!worker_init(&ws[i], &st)) {
+      rc = oom();
+      goto out;
+    }
+  if (jobs == 1) {
+    batch *b = &st.slots[0];
+    while (!st.stop && fill_batch(&st, b)) {
+      b->g = st.cur;
+      st.cur->refs++;
+      run_batch(&ws[0].w, b);
+      write_batch(&st, b);
+    }
+  } else {
+    pthread_mutex_init(&st.mu, NULL);
+    pthread_cond_init(&st.work, NULL);
+    pthread_cond_init(&st.done, NULL);
+    for (; started < jobs; started++)
+      if (pthread_create(&ws[started].th, NULL, worker_main, &ws[started]) != 0) break;
+    if (started == 0) {
+      fprintf(stderr, "grove: error: cannot start a thread\n");
+      st.fatal = 1;
+    }
+    size_t fill = 0, write = 0, inflight = 0;
+    while (started) {
+      if (!st.eof && !st.stop && inflight < st.nslots) {
+        batch *b = &st.slots[fill];
+        if (fill_batch(&st, b)) {
+          b->g = st.cur;
+          st.cur->refs++;
+          pthread_mutex_lock(&st.mu);
+          b->state = 1;
+          pthread_cond_signal(&st.work);
+          pthread_mutex_unlock(&st.mu);
+          fill = (fill + 1) % st.nslots;
+          inflight++;
+          continue;
+        }
+      }
+      if (inflight == 0) break;
+      batch *b = &st.slots[write];
+      pthread_mutex_lock(&st.mu);
+      while (b->state != 3)
+        pthread_cond_wait(&st.done, &st.mu);
+      pthread_mutex_unlock(&st.mu);
+      write_batch(&st, b); /* after --fail-fast tripped: only releases it */
+      pthread_mutex_lock(&st.mu);
+      b->state = 0;
+      pthread_mutex_unlock(&st.mu);
+      write = (write + 1) % st.nslots;
+      inflight--;
+    }
+    pthread_mutex_lock(&st.mu);
+    st.quit = 1;
+    pthread_cond_broadcast(&st.work);
+    pthread_mutex_unlock(&st.mu);
+    for (size_t i = 0; i < started; i++)
+      pthread_join(ws[i].th, NULL);
+    pthread_cond_destroy(&st.work);
+    pthread_cond_destroy(&st.done);
+    pthread_mutex_destroy(&st.mu);
+  }
+  if (st.fatal)
+    rc = 2;
+  else if (st.bad_lines)
+    rc = 1;
+  if (getenv("GROVE_LINES_STATS")) { /* for the tests and the benchmarks */
+    long hwm = -1;
+    FILE *f = fopen("/proc/self/status", "r"); /* Linux: the peak RSS of this program alone */
+    char buf[256];
+    while (f && fgets(buf, sizeof buf, f))
+      if (strncmp(buf, "VmHWM:", 6) == 0) hwm = strtol(buf + 6, NULL, 10);
+    if (f) fclose(f);
+    fprintf(stderr,
+            "grove: lines %" PRIu64 ", bad %" PRIu64 ", parents %zu, templates %zu, peak RSS %ld "
+            "KiB\n",
+            st.lines_done, st.bad_lines, st.rebuilds + 1, st.cur ? st.cur->ntmpl : 0, hwm);
+  }
+out:
+  if (st.f && st.f != stdin) fclose(st.f);
+  free(st.line);
+  for (size_t i = 0; st.slots && i < st.nslots; i++) {
+    gen_release(st.slots[i].g);
+    batch_free(&st.slots[i]);
+  }
+  for (size_t i = 0; ws && i < jobs; i++)
+    free(ws[i].w.rules);
+  free(ws);
+  free(st.slots);
+  gen_release(st.cur);
+  gv_arena_free(st.scratch);
+  gv_arena_free(st.staging);
+  free(st.counts);
+  free((void *)st.pend);
+  free(st.phash);
+  free((void *)rules);
   return rc;
 }
 
@@ -1147,6 +2063,21 @@ static int set_option(cli *c, const optdef *o, const char *val) {
     if (!*val) return usage_error("%s", "-o needs a file name");
     c->output = strcmp(val, "-") == 0 ? NULL : val; /* -o - is standard output */
     break;
+  case OPT_LINES:
+    c->lines = 1;
+    break;
+  case OPT_FAIL_FAST:
+    c->fail_fast = 1;
+    break;
+  case OPT_JOBS: {
+    char *end = NULL;
+    errno = 0;
+    unsigned long v = strtoul(val, &end, 10);
+    if (!*val || *end || errno || val[0] == '-' || v < 1 || v > 256)
+      return usage_error("bad --jobs value '%s' (1 to 256)", val);
+    c->jobs = (size_t)v;
+    break;
+  }
   }
   return 0;
 }
@@ -1168,6 +2099,49 @@ static int flush_kept(cli *c) {
     return 2;
   }
   return 0;
+}
+
+/* --lines: the operation's arguments but its last tree, then the sources (@PATH or -). */
+static int lines_main(cli *c, const opdef *def, const char *const *args, size_t nargs) {
+  size_t nfixed = def->min - 1;
+  if (nargs < nfixed) {
+    fprintf(stderr, "grove: error: %s --lines: wrong number of arguments (%zu)\n", def->name,
+            nargs);
+    fprintf(stderr, "usage: grove %s --lines [OPTIONS] %s [@FILE... | -]\n", def->name, def->args);
+    return 2;
+  }
+  for (size_t i = nfixed; i < nargs; i++) {
+    if (strcmp(args[i], "-") != 0 && args[i][0] != '@')
+      return usage_error("--lines reads @FILE or - (standard input), not '%s'", args[i]);
+  }
+  gv_arena_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_bytes = c->max_bytes;
+  cfg.max_output = c->max_output;
+  if (gv_arena_new(&cfg, &c->a) != GV_OK) return oom();
+  if (c->op == OP_CONVERT && c->to) c->json = strcmp(c->to, "json") == 0;
+  int fn_op = c->op == OP_MAP || c->op == OP_MAP_UP_TO || c->op == OP_MAP_SHAPE;
+  const gv_node *fixed[4] = {NULL, NULL, NULL, NULL};
+  size_t nf = 0;
+  int rc = 0;
+  if (fn_op) {
+    c->fn = parse_fn(args[0]);
+    if (c->fn < 0) rc = usage_error("unknown function '%s' (id, add, type, str, none)", args[0]);
+  }
+  for (size_t i = fn_op ? 1 : 0; rc == 0 && i < nfixed; i++)
+    rc = load_arg(c, args[i], i + 1, &fixed[nf++]);
+  for (size_t i = 0; rc == 0 && i < c->nrules; i++) {
+    if (!c->rules[i].value) continue;
+    gv_error e;
+    memset(&e, 0, sizeof e);
+    const char *v = c->rules[i].value;
+    gv_status s = gv_parse(c->a, v, strlen(v), &c->rules[i].node, &e);
+    if (s != GV_OK) rc = report(c, s, &e, "--replace");
+  }
+  if (rc == 0) rc = run_lines(c, fixed, nf, args + nfixed, nargs - nfixed);
+  gv_arena_free(c->a);
+  c->a = NULL;
+  return rc;
 }
 
 /* One whole invocation (argv without the program name). Returns the exit code. */
@@ -1278,6 +2252,24 @@ static int cli_main(size_t argc, const char *const *argv) {
   }
   if (c.op == OP_CONVERT && c.json && c.to && strcmp(c.to, "json") != 0) {
     rc = usage_error("--json and --to %s contradict each other", c.to);
+    goto out;
+  }
+  if (!c.lines && (c.jobs || c.fail_fast)) {
+    rc = usage_error("%s works with --lines", c.jobs ? "--jobs" : "--fail-fast");
+    goto out;
+  }
+  if (c.lines) {
+    if (c.op == OP_CONVERT && c.to && strcmp(c.to, "wire") == 0) {
+      rc = usage_error("%s", "--lines writes text: --to wire does not apply");
+      goto out;
+    }
+    if (c.output || c.from) {
+      rc =
+          usage_error("%s", c.output ? "--lines writes to standard output: -o does not apply"
+                                     : "--lines reads the literal notation: --from does not apply");
+      goto out;
+    }
+    rc = lines_main(&c, def, pos + 1, npos - 1);
     goto out;
   }
 
