@@ -61,9 +61,11 @@ static gv_status gv__host_make(gv_arena *a, const gv_node *const *keys, const ui
     return GV_OK;
   }
   size_t depth = 0;
+  uint64_t esize = 1; /* the keyset written out: itself and its keys */
   for (size_t i = 0; i < n; i++) {
     size_t d = gv__is_container(keys[i]) ? GV__CONT(keys[i])->depth : 0;
     if (d > depth) depth = d;
+    esize = gv__sat_add(esize, gv__esize(keys[i]));
   }
   if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
   uint32_t *pcopy = NULL;
@@ -81,6 +83,7 @@ static gv_status gv__host_make(gv_arena *a, const gv_node *const *keys, const ui
   k->depth = (uint32_t)(depth + 1);
   k->reserved = 0;
   k->sethash = 0;
+  k->esize = esize;
   k->meta = twin;
   k->aux = c.aux;
   k->perm = pcopy;

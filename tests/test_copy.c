@@ -242,6 +242,18 @@ Test(hostorder, grove_keyset_and_dict_with_keyset_agree_with_gv_dict) {
   cr_assert_eq(gv_dict(a, keys, v, 4, &d2, NULL), GV_OK);
   cr_assert_eq(d1, d2);
   cr_assert_not(gv_keyset_host_ordered(ks));
+  /* the host's order changes no size: a host-ordered dict written out is as large (a
+   * keyset built outside node.c once left its size unset) */
+  uint32_t o[4] = {3, 1, 0, 2}, id[4] = {0, 1, 2, 3};
+  const gv_node *h1 = NULL, *h2 = NULL, *big = NULL;
+  cr_assert_eq(gv_dict_ordered(a, keys, v, 4, o, &h1, NULL), GV_OK);
+  cr_assert_eq(gv_dict_ordered(a, keys, v, 4, id, &h2, NULL), GV_OK);
+  cr_assert_eq(gv_expanded_size(h1), gv_expanded_size(d1));
+  cr_assert_eq(gv_expanded_size(h2), gv_expanded_size(d1));
+  cr_assert_eq(gv_expanded_size(d1), 1 + (1 + 2 + 2 + 1 + 2) + 4);
+  const gv_node *two[2] = {h1, h1};
+  cr_assert_eq(gv_list(a, two, 2, &big, NULL), GV_OK);
+  cr_assert_eq(gv_expanded_size(big), 1 + 2 * gv_expanded_size(d1));
   gv_arena_free(a);
 }
 
