@@ -98,64 +98,96 @@ static const char *w_tag_name(unsigned t) {
  * Encoder
  * =========================================================================== */
 
-/* Pointer -> record number map, open addressing over the node's stable hash
- * mixed with its address. */
-typedef struct w_ent {
-  const gv_node *key;
-  size_t idx;
-} w_ent;
-
+/* Node -> record number map: open addressing (linear probing) over 64-bit
+ * slots, each the high 32 bits of the node's slot hash and, in the low 32, its
+ * record number + 1 (0 = empty); the node itself is recs[number]. The map is
+ * the one big structure of a big encoding: small slots keep it in few cache
+ * lines and pages, and the hash bits in a slot make a probe past another
+ * node's slot rarely read recs. */
 typedef struct w_frame {
   const gv_node *node;
-  size_t next; /* next ref to visit */
-  size_t base; /* its refs' numbers start here on the number stack */
+  const gv_node *const *kids; /* its refs after the first pre */
+  const gv_node *pfx[2];      /* its first pre refs (meta, aux) */
+  size_t next;                /* next ref to visit */
+  size_t nr, pre;             /* refs in all; those in pfx */
+  size_t base;                /* its refs' numbers start here on the number stack */
 } w_frame;
 
 typedef struct w_enc {
   gv__mem mem; /* the encoder is a reader: scratch from the hook */
-  w_ent *tab;
-  size_t cap;    /* power of two, or 0 */
+  uint64_t *tab;
+  size_t cap;    /* slots: a power of two, or 0 */
   size_t len;    /* records numbered so far */
+  gv__vec recs;  /* const gv_node *: the node of each record */
   gv__vec stack; /* w_frame */
   gv__vec nums;  /* size_t: numbers of the refs of the open frames */
   gv__vec rec;   /* unsigned char: the records */
 } w_enc;
 
-static size_t w_slot(const gv_node *n, size_t mask) {
+#define W_MAX_RECORDS ((size_t)UINT32_MAX - 1)
+/* How far ahead the map's slots are loaded (see w_prefetch). */
+#define W_AHEAD 8
+
+static inline uint64_t w_hash(const gv_node *n) {
   uint64_t h = gv__word(n);
   h ^= h >> 31;
   h *= 0x9e3779b97f4a7c15ull;
   h ^= h >> 29;
-  return (size_t)h & mask;
+  return h;
 }
 
-static size_t w_find(const w_enc *e, const gv_node *n) {
-  if (!e->cap) return SIZE_MAX;
-  size_t mask = e->cap - 1, i = w_slot(n, mask);
+/* The record number of n (hash h), or SIZE_MAX with *at = the empty slot
+ * that ends its probe. */
+static inline size_t w_find(const w_enc *e, const gv_node *n, uint64_t h, size_t *at) {
+  size_t mask = e->cap - 1, i = (size_t)h & mask;
+  uint32_t frag = (uint32_t)(h >> 32);
+  const gv_node *const *recs = e->recs.p;
   for (;;) {
-    const w_ent *t = &e->tab[i];
-    if (t->key == n) return t->idx;
-    if (!t->key) return SIZE_MAX;
+    uint64_t t = e->tab[i];
+    if (!t) {
+      *at = i;
+      return SIZE_MAX;
+    }
+    if ((uint32_t)(t >> 32) == frag && recs[(uint32_t)t - 1] == n) return (uint32_t)t - 1;
     i = (i + 1) & mask;
   }
 }
 
+/* Doubles the map (or makes it), placing the records again in number order. */
 static gv_status w_grow(w_enc *e) {
-  size_t ncap = e->cap ? e->cap * 2 : 1024;
-  if (ncap > SIZE_MAX / 2 / sizeof(w_ent)) return GV_ENOMEM;
-  w_ent *nt = gv__mem_realloc(e->mem, NULL, 0, ncap * sizeof *nt);
+  size_t ncap = e->cap ? e->cap * 2 : 256;
+  if (ncap > SIZE_MAX / 2 / sizeof(uint64_t)) return GV_ENOMEM;
+  uint64_t *nt = gv__mem_realloc(e->mem, NULL, 0, ncap * sizeof *nt);
   if (!nt) return GV_ENOMEM;
   memset(nt, 0, ncap * sizeof *nt);
-  for (size_t i = 0; i < e->cap; i++) {
-    if (!e->tab[i].key) continue;
-    size_t j = w_slot(e->tab[i].key, ncap - 1);
-    while (nt[j].key)
+  const gv_node *const *recs = e->recs.p;
+  for (size_t r = 0; r < e->len; r++) {
+    uint64_t h = w_hash(recs[r]);
+    size_t j = (size_t)h & (ncap - 1);
+    while (nt[j])
       j = (j + 1) & (ncap - 1);
-    nt[j] = e->tab[i];
+    nt[j] = ((h >> 32) << 32) | (uint64_t)(r + 1);
   }
   if (e->tab) gv__mem_realloc(e->mem, e->tab, e->cap * sizeof *e->tab, 0);
   e->tab = nt;
   e->cap = ncap;
+  return GV_OK;
+}
+
+/* Numbers x (hash h; at: where w_find ended) as record e->len. */
+static gv_status w_number(w_enc *e, const gv_node *x, uint64_t h, size_t at) {
+  if (e->len >= W_MAX_RECORDS) return GV_ENOMEM;
+  if (gv__mvec_push(e->mem, &e->recs, &x) != GV_OK) return GV_ENOMEM;
+  if ((e->len + 1) * 4 > e->cap * 3) {
+    if (w_grow(e) != GV_OK) {
+      e->recs.len--;
+      return GV_ENOMEM;
+    }
+    size_t found = w_find(e, x, h, &at); /* absent: where it goes now */
+    (void)found;
+  }
+  e->tab[at] = ((h >> 32) << 32) | (uint64_t)(e->len + 1);
+  e->len++;
   return GV_OK;
 }
 
@@ -180,21 +212,6 @@ static size_t w_nrefs(const gv_node *n) {
     return 3;
   default:
     return 0;
-  }
-}
-
-static const gv_node *w_ref(const gv_node *n, size_t i) {
-  const gv__cont *c = GV__CONT(n);
-  switch (n->kind) {
-  case GV_DICT:
-  case GV_ODICT:
-  case GV_NAMEDTUPLE:
-  case GV_CUSTOM:
-    return i == 0 ? c->meta : c->kids[i - 1];
-  case GV_DDICT:
-    return i == 0 ? c->aux : i == 1 ? c->meta : c->kids[i - 2];
-  default:
-    return c->kids[i]; /* ctype kids may be NULL */
   }
 }
 
@@ -244,8 +261,8 @@ static unsigned w_seq_tag(unsigned kind) {
   }
 }
 
-/* Appends the record of x, numbered e->len, whose refs (NULL ctype kids left
- * out) have the numbers refs[0..nr), and numbers it. */
+/* Appends the record of x, to be numbered e->len, whose refs (NULL ctype
+ * kids left out) have the numbers refs[0..nr). */
 static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t nr) {
   size_t cur = e->len;
   unsigned xk = gv__kind(x);
@@ -332,43 +349,95 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
   }
   }
   e->rec.len += (size_t)(p - p0);
-  if (e->len + 1 > e->cap / 2 && w_grow(e) != GV_OK) return GV_ENOMEM;
-  size_t mask = e->cap - 1, i = w_slot(x, mask);
-  while (e->tab[i].key)
-    i = (i + 1) & mask;
-  e->tab[i].key = x;
-  e->tab[i].idx = cur;
-  e->len++;
   return GV_OK;
+}
+
+/* How far ahead of the walk the map's slots are loaded: a container's refs
+ * are mostly new nodes (each a cache miss in a big map), and their slots are
+ * known long before they are looked up. (A macro: gcc deletes a call to a
+ * function that only prefetches.) */
+#define w_prefetch(e, n)                                                                           \
+  do {                                                                                             \
+    const gv_node *pf_ = (n);                                                                      \
+    if (pf_) __builtin_prefetch(&(e)->tab[(size_t)w_hash(pf_) & ((e)->cap - 1)]);                  \
+  } while (0)
+
+static inline const gv_node *w_fref(const w_frame *f, size_t i) {
+  return i < f->pre ? f->pfx[i] : f->kids[i - f->pre];
+}
+
+/* The frame of container or metadata node n (refs in the order w_nrefs counts). */
+static void w_frame_of(w_frame *f, const gv_node *n, size_t base) {
+  const gv__cont *c = GV__CONT(n);
+  f->node = n;
+  f->next = 0;
+  f->base = base;
+  f->nr = w_nrefs(n);
+  f->kids = c->kids;
+  f->pfx[0] = f->pfx[1] = NULL;
+  switch (n->kind) {
+  case GV_DICT:
+  case GV_ODICT:
+  case GV_NAMEDTUPLE:
+  case GV_CUSTOM:
+    f->pre = 1;
+    f->pfx[0] = c->meta;
+    break;
+  case GV_DDICT:
+    f->pre = 2;
+    f->pfx[0] = c->aux;
+    f->pfx[1] = c->meta;
+    break;
+  default:
+    f->pre = 0;
+  }
 }
 
 /* One pass: a depth-first walk with an explicit stack numbers every distinct
  * node in post-order and appends its record as soon as its refs are known. */
 static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
-  if (w_nrefs(root) == 0) return w_emit(e, root, NULL, 0) == GV_OK ? GV_OK : gv__oom(err);
-  w_frame f0 = {root, 0, 0};
+  if (w_grow(e) != GV_OK) return gv__oom(err);
+  size_t at = 0;
+  if (w_nrefs(root) == 0) {
+    uint64_t h = w_hash(root);
+    (void)w_find(e, root, h, &at);
+    if (w_emit(e, root, NULL, 0) != GV_OK || w_number(e, root, h, at) != GV_OK) return gv__oom(err);
+    return GV_OK;
+  }
+  w_frame f0;
+  w_frame_of(&f0, root, 0);
   if (gv__mvec_push(e->mem, &e->stack, &f0) != GV_OK) return gv__oom(err);
   while (e->stack.len) {
     w_frame *f = &GV__VEC_AT(&e->stack, w_frame, e->stack.len - 1);
-    if (f->next < w_nrefs(f->node)) {
-      const gv_node *c = w_ref(f->node, f->next++);
+    size_t nr = f->nr;
+    if (f->next < nr) {
+      if (f->next == 0)
+        for (size_t k = 1; k < W_AHEAD && k < nr; k++)
+          w_prefetch(e, w_fref(f, k));
+      if (f->next + W_AHEAD < nr) w_prefetch(e, w_fref(f, f->next + W_AHEAD));
+      const gv_node *c = w_fref(f, f->next++);
       if (!c) continue; /* an absent ctype part */
-      size_t idx = w_find(e, c);
+      uint64_t h = w_hash(c);
+      size_t idx = w_find(e, c, h, &at);
       if (idx == SIZE_MAX) {
         if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", gv__kind(c));
         if (w_nrefs(c) != 0) {
-          w_frame nf = {c, 0, e->nums.len};
+          w_frame nf;
+          w_frame_of(&nf, c, e->nums.len);
           if (gv__mvec_push(e->mem, &e->stack, &nf) != GV_OK) return gv__oom(err);
           continue;
         }
         idx = e->len;
-        if (w_emit(e, c, NULL, 0) != GV_OK) return gv__oom(err);
+        if (w_emit(e, c, NULL, 0) != GV_OK || w_number(e, c, h, at) != GV_OK) return gv__oom(err);
       }
       if (gv__mvec_push(e->mem, &e->nums, &idx) != GV_OK) return gv__oom(err);
     } else {
       const gv_node *done = f->node;
       size_t base = f->base, idx = e->len;
-      if (w_emit(e, done, &GV__VEC_AT(&e->nums, size_t, base), e->nums.len - base) != GV_OK)
+      uint64_t h = w_hash(done);
+      (void)w_find(e, done, h, &at); /* absent: its refs were walked first */
+      if (w_emit(e, done, &GV__VEC_AT(&e->nums, size_t, base), e->nums.len - base) != GV_OK ||
+          w_number(e, done, h, at) != GV_OK)
         return gv__oom(err);
       e->nums.len = base;
       e->stack.len--;
@@ -388,12 +457,14 @@ static gv_status w_encode(const gv_arena *a, const gv_node *n, gv_write_fn w, vo
   w_enc e;
   memset(&e, 0, sizeof e);
   e.mem = gv__mem_reader(a);
+  gv__vec_init(&e.recs, sizeof(const gv_node *));
   gv__vec_init(&e.stack, sizeof(w_frame));
   gv__vec_init(&e.nums, sizeof(size_t));
   gv__vec_init(&e.rec, 1);
   gv_status s = w_walk(&e, n, err);
   gv__mvec_free(e.mem, &e.stack);
   gv__mvec_free(e.mem, &e.nums);
+  gv__mvec_free(e.mem, &e.recs);
   if (e.tab) gv__mem_realloc(e.mem, e.tab, e.cap * sizeof *e.tab, 0);
   if (s == GV_OK) {
     unsigned char hdr[16] = {'G', 'R', 'V', GV__WIRE_VERSION};
