@@ -506,29 +506,48 @@ gv_status gv_fingerprint(const gv_arena *a, const gv_node *n, uint8_t out[16], g
  * Decoder
  * =========================================================================== */
 
+/* What the decoder keeps of a record: its tag (with D_USED once referred
+ * to) and its node, for value records; for metadata records (few, but kept
+ * until the end) an index into a table of d_slot. A big encoding is mostly
+ * value records: nine bytes each. */
 typedef struct d_slot {
-  const gv_node *node; /* value records; metadata records once materialized */
+  const gv_node *node; /* once materialized */
   const gv_node *name; /* schema, ctype: the type name */
   const gv_node *meta; /* ctype: explicit metadata or NULL */
   size_t pos;          /* keyset, schema: offset of the first key/field ref;
                           ctype: keyset record index + 1, or 0 */
   uint32_t n;          /* keyset: keys; schema: fields */
   size_t opos;         /* host keyset: offset of its order */
-  uint8_t tag;
-  uint8_t used;
 } d_slot;
+
+typedef union d_rec {
+  const gv_node *node; /* value records */
+  size_t meta;         /* metadata records: their d_slot */
+} d_rec;
+
+#define D_USED 0x80u
 
 typedef struct w_dec {
   gv_arena *a;
   gv_error *err;
   const unsigned char *p;
   size_t len, pos;
-  d_slot *slots;
-  size_t nslots, slots_cap;
+  d_rec *recs;
+  uint8_t *tags; /* tag | D_USED */
+  size_t nrecs, recs_cap, tags_cap;
+  gv__vec metas; /* d_slot */
   gv__vec kids;  /* const gv_node * */
   gv__vec keys;  /* const gv_node * */
   gv__vec order; /* uint32_t: a host keyset's order */
 } w_dec;
+
+static unsigned d_tag(const w_dec *d, size_t i) {
+  return d->tags[i] & ~D_USED;
+}
+/* The d_slot of metadata record i. */
+static d_slot *d_sl(const w_dec *d, size_t i) {
+  return &GV__VEC_AT(&d->metas, d_slot, d->recs[i].meta);
+}
 
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) GV_PRINTF(4, 5);
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) {
@@ -545,7 +564,7 @@ static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...)
 }
 
 /* Minimal LEB128, at most 10 bytes, value < 2^64. */
-static gv_status d_varint_at(w_dec *d, size_t *pos, uint64_t *out) {
+static gv_status d_varint_slow(w_dec *d, size_t *pos, uint64_t *out) {
   size_t start = *pos;
   uint64_t v = 0;
   for (unsigned shift = 0;; shift += 7) {
@@ -559,6 +578,28 @@ static gv_status d_varint_at(w_dec *d, size_t *pos, uint64_t *out) {
       return GV_OK;
     }
   }
+}
+
+/* The same, without a call or a bounds check per byte where ten bytes are
+ * left (a varint of nine bytes or fewer, minimal); the rest, and every error,
+ * take d_varint_slow. */
+static inline gv_status d_varint_at(w_dec *d, size_t *pos, uint64_t *out) {
+  size_t at = *pos;
+  if (d->len - at >= 10) {
+    const unsigned char *q = d->p + at;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 9; i++) {
+      unsigned b = q[i];
+      v |= (uint64_t)(b & 0x7f) << (7 * i);
+      if (!(b & 0x80)) {
+        if (b == 0 && i > 0) break; /* overlong: the slow path says so */
+        *out = v;
+        *pos = at + i + 1;
+        return GV_OK;
+      }
+    }
+  }
+  return d_varint_slow(d, pos, out);
 }
 
 static gv_status d_varint(w_dec *d, uint64_t *out) {
@@ -579,7 +620,7 @@ static gv_status d_ref(w_dec *d, size_t cur, size_t *idx) {
     return d_fail(d, GV_EWIRE, off, "back-reference %llu from record %zu points before the first",
                   (unsigned long long)v, cur);
   *idx = cur - 1 - (size_t)v;
-  d->slots[*idx].used = 1;
+  d->tags[*idx] |= D_USED;
   return GV_OK;
 }
 
@@ -587,10 +628,10 @@ static gv_status d_ref_value(w_dec *d, size_t cur, const gv_node **out) {
   size_t off = d->pos, idx = 0;
   gv_status s = d_ref(d, cur, &idx);
   if (s != GV_OK) return s;
-  if (!w_is_value_tag(d->slots[idx].tag))
+  if (!w_is_value_tag(d_tag(d, idx)))
     return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a value is expected", idx,
-                  w_tag_name(d->slots[idx].tag));
-  *out = d->slots[idx].node;
+                  w_tag_name(d_tag(d, idx)));
+  *out = d->recs[idx].node;
   return GV_OK;
 }
 
@@ -598,10 +639,27 @@ static gv_status d_ref_tag(w_dec *d, size_t cur, unsigned tag, size_t *idx) {
   size_t off = d->pos;
   gv_status s = d_ref(d, cur, idx);
   if (s != GV_OK) return s;
-  if (d->slots[*idx].tag != tag)
+  if (d_tag(d, *idx) != tag)
     return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a %s is expected", *idx,
-                  w_tag_name(d->slots[*idx].tag), w_tag_name(tag));
+                  w_tag_name(d_tag(d, *idx)), w_tag_name(tag));
   return GV_OK;
+}
+
+/* d_ref_value, inlined for a valid reference (any other: d_ref_value says
+ * what is wrong). */
+static inline gv_status d_ref_value_fast(w_dec *d, size_t cur, const gv_node **out) {
+  size_t at = d->pos;
+  uint64_t r;
+  if (d_varint_at(d, &at, &r) == GV_OK && r < (uint64_t)cur) {
+    size_t idx = cur - 1 - (size_t)r;
+    if (w_is_value_tag(d_tag(d, idx))) {
+      d->pos = at;
+      d->tags[idx] |= D_USED;
+      *out = d->recs[idx].node;
+      return GV_OK;
+    }
+  }
+  return d_ref_value(d, cur, out);
 }
 
 /* A reference to a keyset record of either kind. */
@@ -609,7 +667,7 @@ static gv_status d_ref_keyset(w_dec *d, size_t cur, size_t *idx) {
   size_t off = d->pos;
   gv_status s = d_ref(d, cur, idx);
   if (s != GV_OK) return s;
-  unsigned t = d->slots[*idx].tag;
+  unsigned t = d_tag(d, *idx);
   if (t != W_KEYSET && t != W_HKEYSET)
     return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a keyset is expected",
                   *idx, w_tag_name(t));
@@ -619,7 +677,7 @@ static gv_status d_ref_keyset(w_dec *d, size_t cur, size_t *idx) {
 /* The keyset node of host keyset record k with keys items (materialized once). */
 static gv_status d_host_keyset(w_dec *d, size_t k, const gv_node *const *items, const gv_node **ks,
                                gv_error *e) {
-  d_slot *sl = &d->slots[k];
+  d_slot *sl = d_sl(d, k);
   if (sl->node) {
     *ks = sl->node;
     return GV_OK;
@@ -656,7 +714,7 @@ static gv_status d_values(w_dec *d, size_t cur, size_t n, gv__vec *v) {
     return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
   const gv_node **out = (const gv_node **)v->p;
   for (size_t i = 0; i < n; i++) {
-    gv_status s = d_ref_value(d, cur, &out[i]);
+    gv_status s = d_ref_value_fast(d, cur, &out[i]);
     if (s != GV_OK) return s;
   }
   v->len = n;
@@ -666,9 +724,9 @@ static gv_status d_values(w_dec *d, size_t cur, size_t n, gv__vec *v) {
 /* The keys of keyset record k (or the fields of schema record k): from the
  * materialized node, else by re-reading its (already checked) refs. */
 static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) {
-  d_slot *sl = &d->slots[k];
+  d_slot *sl = d_sl(d, k);
   if (sl->node) {
-    *items = GV__CONT(sl->node)->kids + (sl->tag == W_SCHEMA ? 1 : 0);
+    *items = GV__CONT(sl->node)->kids + (d_tag(d, k) == W_SCHEMA ? 1 : 0);
     return GV_OK;
   }
   d->keys.len = 0;
@@ -680,7 +738,7 @@ static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) 
     uint64_t v = 0; /* set by d_varint_at; gcc -O3 cannot see it */
     gv_status s = d_varint_at(d, &pos, &v);
     if (s != GV_OK) return s;
-    out[i] = d->slots[k - 1 - (size_t)v].node;
+    out[i] = d->recs[k - 1 - (size_t)v].node;
   }
   d->keys.len = sl->n;
   *items = out;
@@ -696,11 +754,20 @@ static gv_status d_ctor(w_dec *d, gv_status s, size_t off, size_t cur, unsigned 
 
 static gv_status d_record(w_dec *d, size_t cur) {
   size_t off = d->pos;
-  d_slot *sl = &d->slots[cur];
-  memset(sl, 0, sizeof *sl);
+  d->recs[cur].node = NULL;
+  d->tags[cur] = 0;
   if (d->pos >= d->len) return d_fail(d, GV_EWIRE, off, "truncated: record %zu missing", cur);
   unsigned tag = d->p[d->pos++];
-  sl->tag = (uint8_t)tag;
+  d->tags[cur] = (uint8_t)tag; /* < D_USED: checked below */
+  d_slot *sl = NULL;
+  if (tag >= W_KEYSET && tag <= W_HKEYSET) {
+    d_slot z;
+    memset(&z, 0, sizeof z);
+    d->recs[cur].meta = d->metas.len;
+    if (gv__vec_push(d->a, &d->metas, &z) != GV_OK)
+      return d_fail(d, GV_ENOMEM, off, "out of memory budget");
+    sl = d_sl(d, cur);
+  }
   gv_error e;
   e.msg[0] = '\0';
   gv_status s = GV_OK;
@@ -778,14 +845,14 @@ static gv_status d_record(w_dec *d, size_t cur) {
     const gv_node *factory = NULL;
     if (tag == W_DDICT && (s = d_ref_value(d, cur, &factory)) != GV_OK) return s;
     if ((s = d_ref_keyset(d, cur, &kidx)) != GV_OK) return s;
-    n = d->slots[kidx].n;
+    n = d_sl(d, kidx)->n;
     if (n > d_left(d))
       return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
                     (unsigned long long)n, d_left(d));
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
     if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
     const gv_node *const *v = (const gv_node *const *)d->kids.p;
-    if (d->slots[kidx].tag == W_HKEYSET) {
+    if (d_tag(d, kidx) == W_HKEYSET) {
       const gv_node *ks = NULL;
       if ((s = d_host_keyset(d, kidx, items, &ks, &e)) == GV_OK)
         s = gv_dict_with_keyset(d->a,
@@ -799,33 +866,33 @@ static gv_status d_record(w_dec *d, size_t cur) {
       s = gv_odict(d->a, items, v, (size_t)n, &out, &e);
     else
       s = gv_ddict(d->a, factory, items, v, (size_t)n, &out, &e);
-    if (s == GV_OK) d->slots[kidx].node = gv_meta(out);
+    if (s == GV_OK) d_sl(d, kidx)->node = gv_meta(out);
     break;
   }
   case W_NAMEDTUPLE: {
     if ((s = d_ref_tag(d, cur, W_SCHEMA, &kidx)) != GV_OK) return s;
-    n = d->slots[kidx].n;
+    n = d_sl(d, kidx)->n;
     if (n > d_left(d))
       return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
                     (unsigned long long)n, d_left(d));
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
     if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
-    s = gv_namedtuple(d->a, d->slots[kidx].name, items, (const gv_node *const *)d->kids.p,
+    s = gv_namedtuple(d->a, d_sl(d, kidx)->name, items, (const gv_node *const *)d->kids.p,
                       (size_t)n, &out, &e);
-    if (s == GV_OK) d->slots[kidx].node = gv_meta(out);
+    if (s == GV_OK) d_sl(d, kidx)->node = gv_meta(out);
     break;
   }
   case W_CUSTOM: {
     if ((s = d_ref_tag(d, cur, W_CTYPE, &idx)) != GV_OK) return s;
     size_t coff = d->pos;
     if ((s = d_count(d, "children", &n)) != GV_OK) return s;
-    d_slot *ct = &d->slots[idx];
+    d_slot *ct = d_sl(d, idx);
     items = NULL;
     if (ct->pos) {
       kidx = ct->pos - 1;
-      if (n != d->slots[kidx].n)
+      if (n != d_sl(d, kidx)->n)
         return d_fail(d, GV_EWIRE, coff, "custom node has %llu children but its ctype has %u keys",
-                      (unsigned long long)n, (unsigned)d->slots[kidx].n);
+                      (unsigned long long)n, (unsigned)d_sl(d, kidx)->n);
     }
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
     if (ct->pos && (s = d_meta_items(d, ct->pos - 1, &items)) != GV_OK) return s;
@@ -835,7 +902,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
                   &out, &e);
     if (s == GV_OK) {
       ct->node = gv_meta(out);
-      if (ct->pos) d->slots[ct->pos - 1].node = GV__CONT(ct->node)->kids[1];
+      if (ct->pos) d_sl(d, ct->pos - 1)->node = GV__CONT(ct->node)->kids[1];
     }
     break;
   }
@@ -848,7 +915,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
     sl->n = (uint32_t)n;
     for (size_t i = 0; i < n; i++) {
       const gv_node *k;
-      if ((s = d_ref_value(d, cur, &k)) != GV_OK) return s;
+      if ((s = d_ref_value_fast(d, cur, &k)) != GV_OK) return s;
     }
     if (tag == W_HKEYSET) {
       sl->opos = d->pos;
@@ -879,7 +946,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
     return d_fail(d, GV_EWIRE, off, "unknown record tag 0x%02x", tag);
   }
   if (s != GV_OK) return d_ctor(d, s, off, cur, tag, &e);
-  sl->node = out;
+  d->recs[cur].node = out;
   return GV_OK;
 }
 
@@ -899,26 +966,32 @@ static gv_status d_run(w_dec *d, const gv_node **out) {
   if (nrec == 0) return d_fail(d, GV_EWIRE, 4, "no records");
   /* grow the slot table with the input actually read, not with the claim */
   for (size_t i = 0; i < nrec; i++) {
-    if (i == d->slots_cap) {
-      size_t ncap = d->slots_cap ? d->slots_cap * 2 : 256;
+    if (i == d->recs_cap) {
+      size_t ncap = d->recs_cap ? d->recs_cap * 2 : 256;
       if (ncap > nrec) ncap = (size_t)nrec;
-      d_slot *ns = gv__raw_realloc(d->a, d->slots, d->slots_cap * sizeof *ns, ncap * sizeof *ns);
-      if (!ns) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
-      d->slots = ns;
-      d->slots_cap = ncap;
+      d_rec *nr = gv__raw_realloc(d->a, d->recs, d->recs_cap * sizeof *nr, ncap * sizeof *nr);
+      if (!nr) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+      d->recs = nr;
+      d->recs_cap = ncap;
     }
-    d->nslots = i + 1;
+    if (i == d->tags_cap) {
+      uint8_t *nt = gv__raw_realloc(d->a, d->tags, d->tags_cap, d->recs_cap);
+      if (!nt) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+      d->tags = nt;
+      d->tags_cap = d->recs_cap;
+    }
+    d->nrecs = i + 1;
     if ((s = d_record(d, i)) != GV_OK) return s;
   }
   if (d->pos != d->len)
     return d_fail(d, GV_EWIRE, d->pos, "%zu trailing bytes after the last record", d->len - d->pos);
   size_t last = (size_t)nrec - 1;
-  if (!w_is_value_tag(d->slots[last].tag))
+  if (!w_is_value_tag(d_tag(d, last)))
     return d_fail(d, GV_EWIRE, 4, "the root record %zu is a %s, not a value", last,
-                  w_tag_name(d->slots[last].tag));
+                  w_tag_name(d_tag(d, last)));
   for (size_t i = 0; i < last; i++)
-    if (!d->slots[i].used) return d_fail(d, GV_EWIRE, 4, "record %zu is never referenced", i);
-  *out = d->slots[last].node;
+    if (!(d->tags[i] & D_USED)) return d_fail(d, GV_EWIRE, 4, "record %zu is never referenced", i);
+  *out = d->recs[last].node;
   return GV_OK;
 }
 
@@ -935,12 +1008,15 @@ gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **o
   gv__vec_init(&d.kids, sizeof(const gv_node *));
   gv__vec_init(&d.keys, sizeof(const gv_node *));
   gv__vec_init(&d.order, sizeof(uint32_t));
+  gv__vec_init(&d.metas, sizeof(d_slot));
   const gv_node *res = NULL;
   gv_status s = d_run(&d, &res);
   gv__vec_free(a, &d.kids);
   gv__vec_free(a, &d.keys);
   gv__vec_free(a, &d.order);
-  gv__raw_free(a, d.slots, d.slots_cap * sizeof *d.slots);
+  gv__raw_free(a, d.recs, d.recs_cap * sizeof *d.recs);
+  gv__raw_free(a, d.tags, d.tags_cap);
+  gv__vec_free(a, &d.metas);
   if (s != GV_OK) {
     gv__rollback(a, &m);
     return s;
