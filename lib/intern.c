@@ -110,8 +110,11 @@ static void gv__place_entry(gv_arena *a, size_t idx) {
 
 static void gv__rehash(gv_arena *a) {
   memset(a->slots, 0, a->nslots * sizeof *a->slots);
-  for (size_t i = 0; i < a->nentries; i++)
+  for (size_t i = 0; i < a->nentries; i++) {
+    if (i + 8 < a->nentries)
+      __builtin_prefetch(&a->slots[gv__slot_start(a, a->entries[i + 8]->hash)]);
     gv__place_entry(a, i);
+  }
 }
 
 gv_status gv__intern_reserve(gv_arena *a) {
