@@ -131,7 +131,7 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
     if (o != r) identity = 0;
   }
   /* repeated keys: a merge sort of a copy, then neighbours */
-  memcpy(srt, keys, n * sizeof *srt);
+  if (n) memcpy(srt, keys, n * sizeof *srt); /* keys may be NULL when n is 0 */
   const gv_node **src = srt, **dst = mrg;
   for (size_t w = 1; w < n; w *= 2) {
     for (size_t lo = 0; lo < n; lo += 2 * w) {

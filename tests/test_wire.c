@@ -771,3 +771,17 @@ Test(wire, many_records) {
   gv_arena_free(a2);
   gv_arena_free(a);
 }
+
+/* An empty host-ordered keyset (found by fuzz_wire: its keys array was NULL
+ * and copied as such); seed fuzz/corpus/wire/regress-empty-host-keyset. */
+Test(wire, empty_host_keyset) {
+  gv_arena *a = t_arena();
+  buf b = {(unsigned char *)"GRV\x01\x02\x23\x00\x12\x00", 9, 0};
+  const gv_node *d = dec(a, &b);
+  cr_assert_eq(gv_kind(d), GV_DICT);
+  cr_assert_eq(gv_arity(d), 0);
+  const gv_node *ks;
+  cr_assert_eq(gv_keyset_ordered(a, NULL, 0, NULL, &ks, NULL), GV_OK);
+  cr_assert_eq(gv_arity(ks), 0);
+  gv_arena_free(a);
+}
