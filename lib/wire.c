@@ -964,10 +964,12 @@ static gv_status d_run(w_dec *d, const gv_node **out) {
   gv_status s = d_count(d, "records", &nrec);
   if (s != GV_OK) return s;
   if (nrec == 0) return d_fail(d, GV_EWIRE, 4, "no records");
-  /* grow the slot table with the input actually read, not with the claim */
+  /* grow the record table with the input actually read, not with the claim */
   for (size_t i = 0; i < nrec; i++) {
     if (i == d->recs_cap) {
-      size_t ncap = d->recs_cap ? d->recs_cap * 2 : 256;
+      /* a canonical encoding has two bytes or more per record (but for
+       * None, True, False and *): start there */
+      size_t ncap = d->recs_cap ? d->recs_cap * 2 : d->len / 2 + 256;
       if (ncap > nrec) ncap = (size_t)nrec;
       d_rec *nr = gv__raw_realloc(d->a, d->recs, d->recs_cap * sizeof *nr, ncap * sizeof *nr);
       if (!nr) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
