@@ -258,21 +258,122 @@ done:
   return s;
 }
 
+/* flatten_with_path builds two tuples per leaf, (path, leaf) and its path,
+ * each interned: a lookup in the arena's table, which is the cost that
+ * matters on big trees. So the leaves of one container are done in batches:
+ * first every tuple's hash (from the hashes of the path's entries, kept on a
+ * stack with the entries, so a prefix is hashed once, not once per leaf),
+ * then a prefetch of the table slot of each, then the lookups. */
+#define GV__FWP_BATCH 64
+
 typedef struct gv__fwp {
   gv_arena *a;
-  gv__vec pairs;
+  gv__vec ent;   /* const gv_node *: the path's entries, one slot spare */
+  gv__vec words; /* uint64_t: 3 header words, then the entries' hashes, one spare */
+  gv__vec pairs; /* const gv_node *: the output */
+  size_t nb;     /* the batch: leaves of the current container */
+  const gv_node *bent[GV__FWP_BATCH], *bleaf[GV__FWP_BATCH], *bpath[GV__FWP_BATCH];
+  uint64_t bh[GV__FWP_BATCH];
 } gv__fwp;
 
-static gv_status gv__fwp_leaf(void *ctx, const gv_node *const *path, size_t depth,
-                              const gv_node *leaf) {
-  gv__fwp *c = ctx;
-  const gv_node *p, *pair;
-  /* under flatten_with_path's mark: the constructors need none of their own */
-  gv_status s = gv__seq(c->a, GV_TUPLE, path, depth, NULL, &p, NULL);
-  if (s != GV_OK) return s;
-  const gv_node *two[2] = {p, leaf};
-  if ((s = gv__seq(c->a, GV_TUPLE, two, 2, NULL, &pair, NULL)) != GV_OK) return s;
-  return gv__vec_push(c->a, &c->pairs, &pair);
+/* Builds the batch's tuples under the path c->ent[0..depth). */
+static gv_status gv__fwp_flush(gv__fwp *c) {
+  size_t nb = c->nb, d = c->ent.len;
+  if (!nb) return GV_OK;
+  c->nb = 0;
+  gv_arena *a = c->a;
+  const gv_node **kids = c->ent.p; /* the prefix, then the entry at [d] */
+  uint64_t *w = c->words.p;
+  gv_status s;
+  if ((s = gv__vec_reserve(a, &c->pairs, nb)) != GV_OK) return s;
+  for (size_t j = 0; j < nb; j++) {
+    w[3 + d] = gv__hash(c->bent[j]);
+    c->bh[j] = gv__hash_seq(GV_TUPLE, w, d + 1);
+    gv__intern_prefetch(a, c->bh[j]);
+  }
+  for (size_t j = 0; j < nb; j++) {
+    kids[d] = c->bent[j];
+    if ((s = gv__seq_hashed(a, GV_TUPLE, kids, d + 1, c->bh[j], &c->bpath[j], NULL)) != GV_OK)
+      return s;
+  }
+  uint64_t w2[5];
+  for (size_t j = 0; j < nb; j++) {
+    w2[3] = c->bh[j];
+    w2[4] = gv__hash(c->bleaf[j]);
+    c->bh[j] = gv__hash_seq(GV_TUPLE, w2, 2);
+    gv__intern_prefetch(a, c->bh[j]);
+  }
+  const gv_node **out = (const gv_node **)c->pairs.p + c->pairs.len;
+  for (size_t j = 0; j < nb; j++) {
+    const gv_node *two[2] = {c->bpath[j], c->bleaf[j]};
+    if ((s = gv__seq_hashed(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL)) != GV_OK) return s;
+  }
+  c->pairs.len += nb;
+  return GV_OK;
+}
+
+/* Pushes entry e on the path (room for one more stays). */
+static gv_status gv__fwp_push(gv__fwp *c, const gv_node *e) {
+  gv_status s;
+  if ((s = gv__vec_reserve(c->a, &c->ent, 2)) != GV_OK) return s;
+  if ((s = gv__vec_reserve(c->a, &c->words, 2)) != GV_OK) return s;
+  GV__VEC_AT(&c->words, uint64_t, c->ent.len + 3) = gv__hash(e);
+  GV__VEC_AT(&c->ent, const gv_node *, c->ent.len) = e;
+  c->ent.len++;
+  c->words.len = c->ent.len + 3;
+  return GV_OK;
+}
+
+static gv_status gv__fwp_run(gv__fwp *c, const gv_node *t) {
+  gv_arena *a = c->a;
+  gv__pframe fbuf[32];
+  gv__vec frames;
+  gv__vec_init_buf(&frames, sizeof(gv__pframe), fbuf, 32);
+  gv_status s;
+  c->ent.len = 0;
+  if ((s = gv__vec_reserve(a, &c->ent, 1)) != GV_OK) goto done;
+  if ((s = gv__vec_reserve(a, &c->words, 4)) != GV_OK) goto done;
+  c->words.len = 3;
+  if (gv__is_leaf(t)) { /* ((), t) */
+    const gv_node *p;
+    if ((s = gv__seq(a, GV_TUPLE, NULL, 0, NULL, &p, NULL)) != GV_OK) goto done;
+    const gv_node *two[2] = {p, t};
+    if ((s = gv__vec_reserve(a, &c->pairs, 1)) != GV_OK) goto done;
+    s = gv__seq(a, GV_TUPLE, two, 2, NULL, &GV__VEC_AT(&c->pairs, const gv_node *, 0), NULL);
+    if (s == GV_OK) c->pairs.len = 1;
+    goto done;
+  }
+  gv__pframe root = {t, 0};
+  if ((s = gv__vec_push(a, &frames, &root)) != GV_OK) goto done;
+  while (frames.len) {
+    gv__pframe *f = &GV__VEC_AT(&frames, gv__pframe, frames.len - 1);
+    const gv_node *n = f->node;
+    if (f->next == n->arity) {
+      if ((s = gv__fwp_flush(c)) != GV_OK) goto done;
+      frames.len--;
+      if (c->ent.len) c->ent.len--;
+      c->words.len = c->ent.len + 3;
+      continue;
+    }
+    size_t ix = gv__trav_index(n, f->next++);
+    const gv_node *ch = GV__CONT(n)->kids[ix];
+    if (gv__num_leaves(ch) == 0) continue;
+    const gv_node *entry;
+    if ((s = gv__path_entry(a, n, ix, &entry)) != GV_OK) goto done;
+    if (gv__is_leaf(ch)) {
+      c->bent[c->nb] = entry;
+      c->bleaf[c->nb] = ch;
+      if (++c->nb == GV__FWP_BATCH && (s = gv__fwp_flush(c)) != GV_OK) goto done;
+      continue;
+    }
+    if ((s = gv__fwp_flush(c)) != GV_OK) goto done; /* the leaves before it first */
+    if ((s = gv__fwp_push(c, entry)) != GV_OK) goto done;
+    gv__pframe nf = {ch, 0};
+    if ((s = gv__vec_push(a, &frames, &nf)) != GV_OK) goto done;
+  }
+done:
+  gv__vec_free(a, &frames);
+  return s;
 }
 
 gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **out, gv_error *err) {
@@ -292,15 +393,29 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   }
   gv__fwp c;
   c.a = a;
+  c.nb = 0;
+  gv__vec_init(&c.ent, sizeof(const gv_node *));
+  gv__vec_init(&c.words, sizeof(uint64_t));
   gv__vec_init(&c.pairs, sizeof(const gv_node *));
   gv_mark m = gv_arena_mark(a);
-  s = gv__walk_paths(a, t, gv__fwp_leaf, &c, err);
+  /* two tuples per leaf and the list: grow the table once for them, not by
+   * doubling as they come (a tree too big for that fails later anyway) */
+  uint64_t leaves = gv__num_leaves(t);
+  s = GV_OK;
+  if (leaves < UINT32_MAX && gv__intern_reserve_n(a, (size_t)leaves * 2 + 1) != GV_OK)
+    s = GV_ENOMEM;
+  if (s == GV_OK) s = gv__vec_reserve(a, &c.pairs, leaves < UINT32_MAX ? (size_t)leaves : 0);
+  if (s == GV_OK) s = gv__fwp_run(&c, t);
   if (s == GV_OK)
     s = gv_list(a, c.pairs.p, c.pairs.len, out, err);
   else if (s == GV_ENOMEM)
     gv__oom(err);
   else if (s == GV_EDEPTH)
     gv__err(err, s, "a path is deeper than max_depth (%zu)", a->max_depth);
+  else
+    gv__err(err, s, "%s", gv_status_name(s));
+  gv__vec_free(a, &c.ent);
+  gv__vec_free(a, &c.words);
   gv__vec_free(a, &c.pairs);
   if (s != GV_OK) gv__rollback(a, &m);
   return s;

@@ -167,8 +167,11 @@ static void gv__place_entry(gv_arena *a, size_t idx) {
 
 static void gv__rehash(gv_arena *a) {
   memset(a->slots, 0, a->nslots * sizeof *a->slots);
-  for (size_t i = 0; i < a->nentries; i++)
+  for (size_t i = 0; i < a->nentries; i++) {
+    if (i + 8 < a->nentries)
+      __builtin_prefetch(&a->slots[gv__slot_start(a, a->entries[i + 8]->hash)]);
     gv__place_entry(a, i);
+  }
 }
 
 gv_status gv__intern_reserve(gv_arena *a) {
@@ -192,6 +195,34 @@ gv_status gv__intern_reserve(gv_arena *a) {
     gv__rehash(a);
   }
   return GV_OK;
+}
+
+gv_status gv__intern_reserve_n(gv_arena *a, size_t n) {
+  if (n > GV__MAX_ENTRIES - a->nentries) return GV_ERANGE;
+  if (a->entries_cap < a->nentries + n) {
+    size_t cap = a->nentries + n;
+    void *p = gv__raw_realloc(a, (void *)a->entries, a->entries_cap * sizeof *a->entries,
+                              cap * sizeof *a->entries);
+    if (!p) return GV_ENOMEM;
+    a->entries = p;
+    a->entries_cap = cap;
+  }
+  size_t want = a->nentries + a->nsecondary + n + 2, ns = a->nslots ? a->nslots : 128;
+  while (want * 4 > ns * 3)
+    ns *= 2;
+  if (ns == a->nslots) return GV_OK;
+  uint64_t *p = gv__raw_alloc(a, ns * sizeof *p);
+  if (!p) return GV_ENOMEM;
+  gv__raw_free(a, a->slots, a->nslots * sizeof *a->slots);
+  a->slots = p;
+  a->nslots = ns;
+  a->probe_nslots = 0;
+  gv__rehash(a);
+  return GV_OK;
+}
+
+void gv__intern_prefetch(const gv_arena *a, uint64_t hash) {
+  if (a->nslots) __builtin_prefetch(&a->slots[gv__slot_start(a, hash)]);
 }
 
 void gv__intern_add(gv_arena *a, const gv_node *n) {

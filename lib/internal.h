@@ -480,6 +480,11 @@ int gv__intern_has(const gv_arena *a, const gv_node *n);
  * caller checks that its keys are the ones it has). */
 const gv_node *gv__intern_find_set(const gv_arena *a, uint64_t sethash, size_t n);
 gv_status gv__intern_reserve(gv_arena *a); /* room for one more entry */
+/* Room for n more entries (a hint: grows the table once instead of doubling
+ * it as they come). */
+gv_status gv__intern_reserve_n(gv_arena *a, size_t n);
+/* Starts loading the slot a lookup of hash would look at first. */
+void gv__intern_prefetch(const gv_arena *a, uint64_t hash);
 void gv__intern_add(gv_arena *a, const gv_node *n);
 void gv__intern_rollback(gv_arena *a, const gv_mark *m);
 /* Digest of the table's exact layout (entries and slots), for tests. */
@@ -673,6 +678,13 @@ gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, con
                       gv_error *err);
 gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
                   const gv_node *aux, const gv_node **out, gv_error *err);
+/* The hash gv__seq gives a list or tuple (kind) of n children whose hashes
+ * are w[3..3+n); it fills w[0..3) (so w has room for n + 3 words). */
+uint64_t gv__hash_seq(unsigned kind, uint64_t *w, size_t n);
+/* gv__seq with the hash given (gv__hash_seq of the items' hashes), so that a
+ * caller building many can compute them first and prefetch their slots. */
+gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                         uint64_t hash, const gv_node **out, gv_error *err);
 gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
                        const gv_node *const *keys, const gv_node *const *values, size_t n,
                        const gv_node **out, gv_error *err);

@@ -382,9 +382,14 @@ static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *
   return GV_OK;
 }
 
+static gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                            const gv_node *const *kids, size_t n, const gv__cont *like,
+                            const uint64_t *pre, const gv_node **out, gv_error *err);
 static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
                             const gv_node *const *kids, size_t n, const gv__cont *like,
-                            const gv_node **out, gv_error *err);
+                            const gv_node **out, gv_error *err) {
+  return gv__make_x(a, kind, meta, aux, kids, n, like, NULL, out, err);
+}
 
 /* The canonical twin of a key tuple with children kids: each bool or
  * int-valued float as an int, each tuple child as its own twin. */
@@ -414,10 +419,11 @@ static gv_status gv__twin(gv_arena *a, const gv_node *const *kids, size_t n, con
 /* Interns a container (value kinds: kids must be values) or a metadata node
  * other than a keyset (kids may be NULL for ctype). like: NULL, or a dict
  * kind whose children these are, reordered for the sorted twin of its keyset
- * (meta): then what it learned from them holds as it is. */
-static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+ * (meta): then what it learned from them holds as it is. pre: NULL, or the
+ * node's hash as the caller computed it (gv__hash_seq; not for dict kinds). */
+static gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
                             const gv_node *const *kids, size_t n, const gv__cont *like,
-                            const gv_node **out, gv_error *err) {
+                            const uint64_t *pre, const gv_node **out, gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
   if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
   if (kind == GV_TUPLE) meta = NULL; /* a template's twin (gv_rebuild): made anew below */
@@ -460,6 +466,12 @@ hash:;
     /* a reordered dict keeps the hash of its children in traversal order */
     vhash = like ? like->vhash : gv__hash_vals(kids, n, order);
     c.hash = gv__hash_dict(kind, n, meta, aux, vhash);
+  } else if (pre) {
+    c.hash = *pre;
+#if defined(GROVE_CHECKED)
+    if (c.hash != gv__hash_cont(kind, meta, aux, kids, n))
+      return gv__err(err, GV_EINVAL, "internal: a precomputed hash differs");
+#endif
   } else {
     c.hash = gv__hash_cont(kind, meta, aux, kids, n);
   }
@@ -707,6 +719,29 @@ gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_
                   const gv_node *aux, const gv_node **out, gv_error *err) {
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
   return gv__make(a, kind, NULL, aux, items, n, out, err);
+}
+
+uint64_t gv__hash_seq(unsigned kind, uint64_t *w, size_t n) {
+  w[0] = (uint64_t)kind | ((uint64_t)n << 8);
+  w[1] = w[2] = 0; /* no meta, no aux */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return XXH3_64bits_withSeed(w, 8 * (n + 3), GV__HASH_SEED);
+#else
+  XXH3_state_t st;
+  memset(&st, 0, sizeof st); /* reset_withSeed reads the old seed field */
+  XXH3_64bits_reset_withSeed(&st, GV__HASH_SEED);
+  for (size_t i = 0; i < n + 3; i++) {
+    unsigned char b[8];
+    gv__le64(b, w[i]);
+    XXH3_64bits_update(&st, b, 8);
+  }
+  return XXH3_64bits_digest(&st);
+#endif
+}
+
+gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                         uint64_t hash, const gv_node **out, gv_error *err) {
+  return gv__make_x(a, kind, NULL, NULL, items, n, NULL, &hash, out, err);
 }
 
 gv_status gv_list(gv_arena *a, const gv_node *const *items, size_t n, const gv_node **out,

@@ -8,6 +8,40 @@
 #define GV__INLINE static inline
 #endif
 
+/* A chain of rebuilds (a list in a list in a list ..., each rebuilt because
+ * the one inside it was) interns one new node after another, each lookup a
+ * cache miss in a big table that cannot start before the one below it is
+ * done. But a node's hash is known from its children's hashes alone: so when
+ * such a chain starts, the hashes of the next GV__AHEAD rebuilt lists and
+ * tuples above (while each is its parent's last child, with its other
+ * children done) are computed ahead and their slots prefetched, and the
+ * lookups overlap. A guess that turns out wrong (a callback gives another
+ * node) only costs a prefetch. */
+#define GV__AHEAD 16
+#define GV__AHEAD_ARITY 8
+
+/* Prefetches the slots of frames top, top - 1, ... whose rebuilt hashes
+ * follow from h, the hash of the result of frame top's last child; returns
+ * the lowest frame index done (top + 1: none). */
+static size_t gv__walk_ahead(gv__walk *w, size_t top, uint64_t h) {
+  uint64_t buf[GV__AHEAD_ARITY + 3];
+  size_t low = top + 1;
+  for (size_t k = 0; k < GV__AHEAD && low > 0; k++) {
+    const gv__frame *f = &GV__VEC_AT(&w->frames, gv__frame, low - 1);
+    const gv_node *p = f->node;
+    size_t n = p->arity;
+    if ((p->kind != GV_LIST && p->kind != GV_TUPLE) || n > GV__AHEAD_ARITY || f->next != n) break;
+    const gv_node *const *vals = &GV__VEC_AT(&w->vals, const gv_node *, f->base);
+    for (size_t i = 0; i + 1 < n; i++)
+      buf[3 + i] = gv__hash(vals[i]);
+    buf[3 + n - 1] = h;
+    h = gv__hash_seq(p->kind, buf, n);
+    gv__intern_prefetch(w->a, h);
+    low--;
+  }
+  return low;
+}
+
 /* The walk, made twice: with use_memo a constant, the passes that cannot
  * memoize (their callbacks see every occurrence) pay nothing for it. */
 GV__INLINE gv_status gv__walk_impl(gv_arena *a, const gv_node *root, const gv__walk_ops *ops,
@@ -25,6 +59,7 @@ GV__INLINE gv_status gv__walk_impl(gv_arena *a, const gv_node *root, const gv__w
   gv_status s = GV_OK;
   gv_mark mark = gv_arena_mark(a);
   const gv_node *node = root;
+  size_t ahead_low = SIZE_MAX; /* frames from here up are prefetched (gv__walk_ahead) */
   for (;;) {
     /* visit node */
     int descend = 1, big = 0;
@@ -48,6 +83,7 @@ GV__INLINE gv_status gv__walk_impl(gv_arena *a, const gv_node *root, const gv__w
     if (descend && gv__is_container(node) && node->arity > 0) {
       gv__frame f = {node, 0, w.vals.len, 0};
       if ((s = gv__vec_push(a, &w.frames, &f)) != GV_OK) goto oom;
+      ahead_low = SIZE_MAX;
     } else {
       if (descend && gv__is_container(node) && ops->post) {
         s = ops->post(&w, node, node, &res);
@@ -74,13 +110,26 @@ GV__INLINE gv_status gv__walk_impl(gv_arena *a, const gv_node *root, const gv__w
       for (i = 0; i < n; i++)
         if (vals[i] != gv__trav_child(p, i)) break;
       const gv_node *rebuilt = p;
+      if (i < n && w.frames.len - 1 < ahead_low && w.frames.len >= 2 &&
+          (p->kind == GV_LIST || p->kind == GV_TUPLE) && n <= GV__AHEAD_ARITY) {
+        /* a rebuild: start the lookups of this one and of those above it */
+        uint64_t hb[GV__AHEAD_ARITY + 3];
+        for (size_t k = 0; k < n; k++)
+          hb[3 + k] = gv__hash(vals[k]);
+        uint64_t hp = gv__hash_seq(p->kind, hb, n);
+        gv__intern_prefetch(a, hp);
+        ahead_low = gv__walk_ahead(&w, w.frames.len - 2, hp);
+      }
       if (i < n) {
         w.kids.len = 0;
         if ((s = gv__vec_reserve(a, &w.kids, n)) != GV_OK) goto oom;
         const gv_node **kids = w.kids.p;
         for (i = 0; i < n; i++)
           kids[gv__trav_index(p, i)] = vals[i];
-        if ((s = gv_rebuild(a, p, kids, &rebuilt, err)) != GV_OK) goto done;
+        /* under the walk's mark: no mark of its own (gv_rebuild's) */
+        if ((s = gv__make_node(a, p->kind, GV__CONT(p)->meta, GV__CONT(p)->aux, kids, n, &rebuilt,
+                               err)) != GV_OK)
+          goto done;
       }
       const gv_node *r = rebuilt;
       if (ops->post) {

@@ -98,64 +98,96 @@ static const char *w_tag_name(unsigned t) {
  * Encoder
  * =========================================================================== */
 
-/* Pointer -> record number map, open addressing over the node's stable hash
- * mixed with its address. */
-typedef struct w_ent {
-  const gv_node *key;
-  size_t idx;
-} w_ent;
-
+/* Node -> record number map: open addressing (linear probing) over 64-bit
+ * slots, each the high 32 bits of the node's slot hash and, in the low 32, its
+ * record number + 1 (0 = empty); the node itself is recs[number]. The map is
+ * the one big structure of a big encoding: small slots keep it in few cache
+ * lines and pages, and the hash bits in a slot make a probe past another
+ * node's slot rarely read recs. */
 typedef struct w_frame {
   const gv_node *node;
-  size_t next; /* next ref to visit */
-  size_t base; /* its refs' numbers start here on the number stack */
+  const gv_node *const *kids; /* its refs after the first pre */
+  const gv_node *pfx[2];      /* its first pre refs (meta, aux) */
+  size_t next;                /* next ref to visit */
+  size_t nr, pre;             /* refs in all; those in pfx */
+  size_t base;                /* its refs' numbers start here on the number stack */
 } w_frame;
 
 typedef struct w_enc {
   gv__mem mem; /* the encoder is a reader: scratch from the hook */
-  w_ent *tab;
-  size_t cap;    /* power of two, or 0 */
+  uint64_t *tab;
+  size_t cap;    /* slots: a power of two, or 0 */
   size_t len;    /* records numbered so far */
+  gv__vec recs;  /* const gv_node *: the node of each record */
   gv__vec stack; /* w_frame */
   gv__vec nums;  /* size_t: numbers of the refs of the open frames */
   gv__vec rec;   /* unsigned char: the records */
 } w_enc;
 
-static size_t w_slot(const gv_node *n, size_t mask) {
+#define W_MAX_RECORDS ((size_t)UINT32_MAX - 1)
+/* How far ahead the map's slots are loaded (see w_prefetch). */
+#define W_AHEAD 8
+
+static inline uint64_t w_hash(const gv_node *n) {
   uint64_t h = gv__word(n);
   h ^= h >> 31;
   h *= 0x9e3779b97f4a7c15ull;
   h ^= h >> 29;
-  return (size_t)h & mask;
+  return h;
 }
 
-static size_t w_find(const w_enc *e, const gv_node *n) {
-  if (!e->cap) return SIZE_MAX;
-  size_t mask = e->cap - 1, i = w_slot(n, mask);
+/* The record number of n (hash h), or SIZE_MAX with *at = the empty slot
+ * that ends its probe. */
+static inline size_t w_find(const w_enc *e, const gv_node *n, uint64_t h, size_t *at) {
+  size_t mask = e->cap - 1, i = (size_t)h & mask;
+  uint32_t frag = (uint32_t)(h >> 32);
+  const gv_node *const *recs = e->recs.p;
   for (;;) {
-    const w_ent *t = &e->tab[i];
-    if (t->key == n) return t->idx;
-    if (!t->key) return SIZE_MAX;
+    uint64_t t = e->tab[i];
+    if (!t) {
+      *at = i;
+      return SIZE_MAX;
+    }
+    if ((uint32_t)(t >> 32) == frag && recs[(uint32_t)t - 1] == n) return (uint32_t)t - 1;
     i = (i + 1) & mask;
   }
 }
 
+/* Doubles the map (or makes it), placing the records again in number order. */
 static gv_status w_grow(w_enc *e) {
-  size_t ncap = e->cap ? e->cap * 2 : 1024;
-  if (ncap > SIZE_MAX / 2 / sizeof(w_ent)) return GV_ENOMEM;
-  w_ent *nt = gv__mem_realloc(e->mem, NULL, 0, ncap * sizeof *nt);
+  size_t ncap = e->cap ? e->cap * 2 : 256;
+  if (ncap > SIZE_MAX / 2 / sizeof(uint64_t)) return GV_ENOMEM;
+  uint64_t *nt = gv__mem_realloc(e->mem, NULL, 0, ncap * sizeof *nt);
   if (!nt) return GV_ENOMEM;
   memset(nt, 0, ncap * sizeof *nt);
-  for (size_t i = 0; i < e->cap; i++) {
-    if (!e->tab[i].key) continue;
-    size_t j = w_slot(e->tab[i].key, ncap - 1);
-    while (nt[j].key)
+  const gv_node *const *recs = e->recs.p;
+  for (size_t r = 0; r < e->len; r++) {
+    uint64_t h = w_hash(recs[r]);
+    size_t j = (size_t)h & (ncap - 1);
+    while (nt[j])
       j = (j + 1) & (ncap - 1);
-    nt[j] = e->tab[i];
+    nt[j] = ((h >> 32) << 32) | (uint64_t)(r + 1);
   }
   if (e->tab) gv__mem_realloc(e->mem, e->tab, e->cap * sizeof *e->tab, 0);
   e->tab = nt;
   e->cap = ncap;
+  return GV_OK;
+}
+
+/* Numbers x (hash h; at: where w_find ended) as record e->len. */
+static gv_status w_number(w_enc *e, const gv_node *x, uint64_t h, size_t at) {
+  if (e->len >= W_MAX_RECORDS) return GV_ENOMEM;
+  if (gv__mvec_push(e->mem, &e->recs, &x) != GV_OK) return GV_ENOMEM;
+  if ((e->len + 1) * 4 > e->cap * 3) {
+    if (w_grow(e) != GV_OK) {
+      e->recs.len--;
+      return GV_ENOMEM;
+    }
+    size_t found = w_find(e, x, h, &at); /* absent: where it goes now */
+    (void)found;
+  }
+  e->tab[at] = ((h >> 32) << 32) | (uint64_t)(e->len + 1);
+  e->len++;
   return GV_OK;
 }
 
@@ -180,21 +212,6 @@ static size_t w_nrefs(const gv_node *n) {
     return 3;
   default:
     return 0;
-  }
-}
-
-static const gv_node *w_ref(const gv_node *n, size_t i) {
-  const gv__cont *c = GV__CONT(n);
-  switch (n->kind) {
-  case GV_DICT:
-  case GV_ODICT:
-  case GV_NAMEDTUPLE:
-  case GV_CUSTOM:
-    return i == 0 ? c->meta : c->kids[i - 1];
-  case GV_DDICT:
-    return i == 0 ? c->aux : i == 1 ? c->meta : c->kids[i - 2];
-  default:
-    return c->kids[i]; /* ctype kids may be NULL */
   }
 }
 
@@ -244,8 +261,8 @@ static unsigned w_seq_tag(unsigned kind) {
   }
 }
 
-/* Appends the record of x, numbered e->len, whose refs (NULL ctype kids left
- * out) have the numbers refs[0..nr), and numbers it. */
+/* Appends the record of x, to be numbered e->len, whose refs (NULL ctype
+ * kids left out) have the numbers refs[0..nr). */
 static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t nr) {
   size_t cur = e->len;
   unsigned xk = gv__kind(x);
@@ -332,43 +349,95 @@ static gv_status w_emit(w_enc *e, const gv_node *x, const size_t *refs, size_t n
   }
   }
   e->rec.len += (size_t)(p - p0);
-  if (e->len + 1 > e->cap / 2 && w_grow(e) != GV_OK) return GV_ENOMEM;
-  size_t mask = e->cap - 1, i = w_slot(x, mask);
-  while (e->tab[i].key)
-    i = (i + 1) & mask;
-  e->tab[i].key = x;
-  e->tab[i].idx = cur;
-  e->len++;
   return GV_OK;
+}
+
+/* How far ahead of the walk the map's slots are loaded: a container's refs
+ * are mostly new nodes (each a cache miss in a big map), and their slots are
+ * known long before they are looked up. (A macro: gcc deletes a call to a
+ * function that only prefetches.) */
+#define w_prefetch(e, n)                                                                           \
+  do {                                                                                             \
+    const gv_node *pf_ = (n);                                                                      \
+    if (pf_) __builtin_prefetch(&(e)->tab[(size_t)w_hash(pf_) & ((e)->cap - 1)]);                  \
+  } while (0)
+
+static inline const gv_node *w_fref(const w_frame *f, size_t i) {
+  return i < f->pre ? f->pfx[i] : f->kids[i - f->pre];
+}
+
+/* The frame of container or metadata node n (refs in the order w_nrefs counts). */
+static void w_frame_of(w_frame *f, const gv_node *n, size_t base) {
+  const gv__cont *c = GV__CONT(n);
+  f->node = n;
+  f->next = 0;
+  f->base = base;
+  f->nr = w_nrefs(n);
+  f->kids = c->kids;
+  f->pfx[0] = f->pfx[1] = NULL;
+  switch (n->kind) {
+  case GV_DICT:
+  case GV_ODICT:
+  case GV_NAMEDTUPLE:
+  case GV_CUSTOM:
+    f->pre = 1;
+    f->pfx[0] = c->meta;
+    break;
+  case GV_DDICT:
+    f->pre = 2;
+    f->pfx[0] = c->aux;
+    f->pfx[1] = c->meta;
+    break;
+  default:
+    f->pre = 0;
+  }
 }
 
 /* One pass: a depth-first walk with an explicit stack numbers every distinct
  * node in post-order and appends its record as soon as its refs are known. */
 static gv_status w_walk(w_enc *e, const gv_node *root, gv_error *err) {
-  if (w_nrefs(root) == 0) return w_emit(e, root, NULL, 0) == GV_OK ? GV_OK : gv__oom(err);
-  w_frame f0 = {root, 0, 0};
+  if (w_grow(e) != GV_OK) return gv__oom(err);
+  size_t at = 0;
+  if (w_nrefs(root) == 0) {
+    uint64_t h = w_hash(root);
+    (void)w_find(e, root, h, &at);
+    if (w_emit(e, root, NULL, 0) != GV_OK || w_number(e, root, h, at) != GV_OK) return gv__oom(err);
+    return GV_OK;
+  }
+  w_frame f0;
+  w_frame_of(&f0, root, 0);
   if (gv__mvec_push(e->mem, &e->stack, &f0) != GV_OK) return gv__oom(err);
   while (e->stack.len) {
     w_frame *f = &GV__VEC_AT(&e->stack, w_frame, e->stack.len - 1);
-    if (f->next < w_nrefs(f->node)) {
-      const gv_node *c = w_ref(f->node, f->next++);
+    size_t nr = f->nr;
+    if (f->next < nr) {
+      if (f->next == 0)
+        for (size_t k = 1; k < W_AHEAD && k < nr; k++)
+          w_prefetch(e, w_fref(f, k));
+      if (f->next + W_AHEAD < nr) w_prefetch(e, w_fref(f, f->next + W_AHEAD));
+      const gv_node *c = w_fref(f, f->next++);
       if (!c) continue; /* an absent ctype part */
-      size_t idx = w_find(e, c);
+      uint64_t h = w_hash(c);
+      size_t idx = w_find(e, c, h, &at);
       if (idx == SIZE_MAX) {
         if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", gv__kind(c));
         if (w_nrefs(c) != 0) {
-          w_frame nf = {c, 0, e->nums.len};
+          w_frame nf;
+          w_frame_of(&nf, c, e->nums.len);
           if (gv__mvec_push(e->mem, &e->stack, &nf) != GV_OK) return gv__oom(err);
           continue;
         }
         idx = e->len;
-        if (w_emit(e, c, NULL, 0) != GV_OK) return gv__oom(err);
+        if (w_emit(e, c, NULL, 0) != GV_OK || w_number(e, c, h, at) != GV_OK) return gv__oom(err);
       }
       if (gv__mvec_push(e->mem, &e->nums, &idx) != GV_OK) return gv__oom(err);
     } else {
       const gv_node *done = f->node;
       size_t base = f->base, idx = e->len;
-      if (w_emit(e, done, &GV__VEC_AT(&e->nums, size_t, base), e->nums.len - base) != GV_OK)
+      uint64_t h = w_hash(done);
+      (void)w_find(e, done, h, &at); /* absent: its refs were walked first */
+      if (w_emit(e, done, &GV__VEC_AT(&e->nums, size_t, base), e->nums.len - base) != GV_OK ||
+          w_number(e, done, h, at) != GV_OK)
         return gv__oom(err);
       e->nums.len = base;
       e->stack.len--;
@@ -388,12 +457,14 @@ static gv_status w_encode(const gv_arena *a, const gv_node *n, gv_write_fn w, vo
   w_enc e;
   memset(&e, 0, sizeof e);
   e.mem = gv__mem_reader(a);
+  gv__vec_init(&e.recs, sizeof(const gv_node *));
   gv__vec_init(&e.stack, sizeof(w_frame));
   gv__vec_init(&e.nums, sizeof(size_t));
   gv__vec_init(&e.rec, 1);
   gv_status s = w_walk(&e, n, err);
   gv__mvec_free(e.mem, &e.stack);
   gv__mvec_free(e.mem, &e.nums);
+  gv__mvec_free(e.mem, &e.recs);
   if (e.tab) gv__mem_realloc(e.mem, e.tab, e.cap * sizeof *e.tab, 0);
   if (s == GV_OK) {
     unsigned char hdr[16] = {'G', 'R', 'V', GV__WIRE_VERSION};
@@ -435,29 +506,48 @@ gv_status gv_fingerprint(const gv_arena *a, const gv_node *n, uint8_t out[16], g
  * Decoder
  * =========================================================================== */
 
+/* What the decoder keeps of a record: its tag (with D_USED once referred
+ * to) and its node, for value records; for metadata records (few, but kept
+ * until the end) an index into a table of d_slot. A big encoding is mostly
+ * value records: nine bytes each. */
 typedef struct d_slot {
-  const gv_node *node; /* value records; metadata records once materialized */
+  const gv_node *node; /* once materialized */
   const gv_node *name; /* schema, ctype: the type name */
   const gv_node *meta; /* ctype: explicit metadata or NULL */
   size_t pos;          /* keyset, schema: offset of the first key/field ref;
                           ctype: keyset record index + 1, or 0 */
   uint32_t n;          /* keyset: keys; schema: fields */
   size_t opos;         /* host keyset: offset of its order */
-  uint8_t tag;
-  uint8_t used;
 } d_slot;
+
+typedef union d_rec {
+  const gv_node *node; /* value records */
+  size_t meta;         /* metadata records: their d_slot */
+} d_rec;
+
+#define D_USED 0x80u
 
 typedef struct w_dec {
   gv_arena *a;
   gv_error *err;
   const unsigned char *p;
   size_t len, pos;
-  d_slot *slots;
-  size_t nslots, slots_cap;
+  d_rec *recs;
+  uint8_t *tags; /* tag | D_USED */
+  size_t nrecs, recs_cap, tags_cap;
+  gv__vec metas; /* d_slot */
   gv__vec kids;  /* const gv_node * */
   gv__vec keys;  /* const gv_node * */
   gv__vec order; /* uint32_t: a host keyset's order */
 } w_dec;
+
+static unsigned d_tag(const w_dec *d, size_t i) {
+  return d->tags[i] & ~D_USED;
+}
+/* The d_slot of metadata record i. */
+static d_slot *d_sl(const w_dec *d, size_t i) {
+  return &GV__VEC_AT(&d->metas, d_slot, d->recs[i].meta);
+}
 
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) GV_PRINTF(4, 5);
 static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...) {
@@ -474,7 +564,7 @@ static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...)
 }
 
 /* Minimal LEB128, at most 10 bytes, value < 2^64. */
-static gv_status d_varint_at(w_dec *d, size_t *pos, uint64_t *out) {
+static gv_status d_varint_slow(w_dec *d, size_t *pos, uint64_t *out) {
   size_t start = *pos;
   uint64_t v = 0;
   for (unsigned shift = 0;; shift += 7) {
@@ -488,6 +578,28 @@ static gv_status d_varint_at(w_dec *d, size_t *pos, uint64_t *out) {
       return GV_OK;
     }
   }
+}
+
+/* The same, without a call or a bounds check per byte where ten bytes are
+ * left (a varint of nine bytes or fewer, minimal); the rest, and every error,
+ * take d_varint_slow. */
+static inline gv_status d_varint_at(w_dec *d, size_t *pos, uint64_t *out) {
+  size_t at = *pos;
+  if (d->len - at >= 10) {
+    const unsigned char *q = d->p + at;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 9; i++) {
+      unsigned b = q[i];
+      v |= (uint64_t)(b & 0x7f) << (7 * i);
+      if (!(b & 0x80)) {
+        if (b == 0 && i > 0) break; /* overlong: the slow path says so */
+        *out = v;
+        *pos = at + i + 1;
+        return GV_OK;
+      }
+    }
+  }
+  return d_varint_slow(d, pos, out);
 }
 
 static gv_status d_varint(w_dec *d, uint64_t *out) {
@@ -508,7 +620,7 @@ static gv_status d_ref(w_dec *d, size_t cur, size_t *idx) {
     return d_fail(d, GV_EWIRE, off, "back-reference %llu from record %zu points before the first",
                   (unsigned long long)v, cur);
   *idx = cur - 1 - (size_t)v;
-  d->slots[*idx].used = 1;
+  d->tags[*idx] |= D_USED;
   return GV_OK;
 }
 
@@ -516,10 +628,10 @@ static gv_status d_ref_value(w_dec *d, size_t cur, const gv_node **out) {
   size_t off = d->pos, idx = 0;
   gv_status s = d_ref(d, cur, &idx);
   if (s != GV_OK) return s;
-  if (!w_is_value_tag(d->slots[idx].tag))
+  if (!w_is_value_tag(d_tag(d, idx)))
     return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a value is expected", idx,
-                  w_tag_name(d->slots[idx].tag));
-  *out = d->slots[idx].node;
+                  w_tag_name(d_tag(d, idx)));
+  *out = d->recs[idx].node;
   return GV_OK;
 }
 
@@ -527,10 +639,27 @@ static gv_status d_ref_tag(w_dec *d, size_t cur, unsigned tag, size_t *idx) {
   size_t off = d->pos;
   gv_status s = d_ref(d, cur, idx);
   if (s != GV_OK) return s;
-  if (d->slots[*idx].tag != tag)
+  if (d_tag(d, *idx) != tag)
     return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a %s is expected", *idx,
-                  w_tag_name(d->slots[*idx].tag), w_tag_name(tag));
+                  w_tag_name(d_tag(d, *idx)), w_tag_name(tag));
   return GV_OK;
+}
+
+/* d_ref_value, inlined for a valid reference (any other: d_ref_value says
+ * what is wrong). */
+static inline gv_status d_ref_value_fast(w_dec *d, size_t cur, const gv_node **out) {
+  size_t at = d->pos;
+  uint64_t r;
+  if (d_varint_at(d, &at, &r) == GV_OK && r < (uint64_t)cur) {
+    size_t idx = cur - 1 - (size_t)r;
+    if (w_is_value_tag(d_tag(d, idx))) {
+      d->pos = at;
+      d->tags[idx] |= D_USED;
+      *out = d->recs[idx].node;
+      return GV_OK;
+    }
+  }
+  return d_ref_value(d, cur, out);
 }
 
 /* A reference to a keyset record of either kind. */
@@ -538,7 +667,7 @@ static gv_status d_ref_keyset(w_dec *d, size_t cur, size_t *idx) {
   size_t off = d->pos;
   gv_status s = d_ref(d, cur, idx);
   if (s != GV_OK) return s;
-  unsigned t = d->slots[*idx].tag;
+  unsigned t = d_tag(d, *idx);
   if (t != W_KEYSET && t != W_HKEYSET)
     return d_fail(d, GV_EWIRE, off, "reference to record %zu (a %s) where a keyset is expected",
                   *idx, w_tag_name(t));
@@ -548,7 +677,7 @@ static gv_status d_ref_keyset(w_dec *d, size_t cur, size_t *idx) {
 /* The keyset node of host keyset record k with keys items (materialized once). */
 static gv_status d_host_keyset(w_dec *d, size_t k, const gv_node *const *items, const gv_node **ks,
                                gv_error *e) {
-  d_slot *sl = &d->slots[k];
+  d_slot *sl = d_sl(d, k);
   if (sl->node) {
     *ks = sl->node;
     return GV_OK;
@@ -585,7 +714,7 @@ static gv_status d_values(w_dec *d, size_t cur, size_t n, gv__vec *v) {
     return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
   const gv_node **out = (const gv_node **)v->p;
   for (size_t i = 0; i < n; i++) {
-    gv_status s = d_ref_value(d, cur, &out[i]);
+    gv_status s = d_ref_value_fast(d, cur, &out[i]);
     if (s != GV_OK) return s;
   }
   v->len = n;
@@ -595,9 +724,9 @@ static gv_status d_values(w_dec *d, size_t cur, size_t n, gv__vec *v) {
 /* The keys of keyset record k (or the fields of schema record k): from the
  * materialized node, else by re-reading its (already checked) refs. */
 static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) {
-  d_slot *sl = &d->slots[k];
+  d_slot *sl = d_sl(d, k);
   if (sl->node) {
-    *items = GV__CONT(sl->node)->kids + (sl->tag == W_SCHEMA ? 1 : 0);
+    *items = GV__CONT(sl->node)->kids + (d_tag(d, k) == W_SCHEMA ? 1 : 0);
     return GV_OK;
   }
   d->keys.len = 0;
@@ -609,7 +738,7 @@ static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) 
     uint64_t v = 0; /* set by d_varint_at; gcc -O3 cannot see it */
     gv_status s = d_varint_at(d, &pos, &v);
     if (s != GV_OK) return s;
-    out[i] = d->slots[k - 1 - (size_t)v].node;
+    out[i] = d->recs[k - 1 - (size_t)v].node;
   }
   d->keys.len = sl->n;
   *items = out;
@@ -625,11 +754,20 @@ static gv_status d_ctor(w_dec *d, gv_status s, size_t off, size_t cur, unsigned 
 
 static gv_status d_record(w_dec *d, size_t cur) {
   size_t off = d->pos;
-  d_slot *sl = &d->slots[cur];
-  memset(sl, 0, sizeof *sl);
+  d->recs[cur].node = NULL;
+  d->tags[cur] = 0;
   if (d->pos >= d->len) return d_fail(d, GV_EWIRE, off, "truncated: record %zu missing", cur);
   unsigned tag = d->p[d->pos++];
-  sl->tag = (uint8_t)tag;
+  d->tags[cur] = (uint8_t)tag; /* < D_USED: checked below */
+  d_slot *sl = NULL;
+  if (tag >= W_KEYSET && tag <= W_HKEYSET) {
+    d_slot z;
+    memset(&z, 0, sizeof z);
+    d->recs[cur].meta = d->metas.len;
+    if (gv__vec_push(d->a, &d->metas, &z) != GV_OK)
+      return d_fail(d, GV_ENOMEM, off, "out of memory budget");
+    sl = d_sl(d, cur);
+  }
   gv_error e;
   e.msg[0] = '\0';
   gv_status s = GV_OK;
@@ -707,14 +845,14 @@ static gv_status d_record(w_dec *d, size_t cur) {
     const gv_node *factory = NULL;
     if (tag == W_DDICT && (s = d_ref_value(d, cur, &factory)) != GV_OK) return s;
     if ((s = d_ref_keyset(d, cur, &kidx)) != GV_OK) return s;
-    n = d->slots[kidx].n;
+    n = d_sl(d, kidx)->n;
     if (n > d_left(d))
       return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
                     (unsigned long long)n, d_left(d));
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
     if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
     const gv_node *const *v = (const gv_node *const *)d->kids.p;
-    if (d->slots[kidx].tag == W_HKEYSET) {
+    if (d_tag(d, kidx) == W_HKEYSET) {
       const gv_node *ks = NULL;
       if ((s = d_host_keyset(d, kidx, items, &ks, &e)) == GV_OK)
         s = gv_dict_with_keyset(d->a,
@@ -728,33 +866,33 @@ static gv_status d_record(w_dec *d, size_t cur) {
       s = gv_odict(d->a, items, v, (size_t)n, &out, &e);
     else
       s = gv_ddict(d->a, factory, items, v, (size_t)n, &out, &e);
-    if (s == GV_OK) d->slots[kidx].node = gv_meta(out);
+    if (s == GV_OK) d_sl(d, kidx)->node = gv_meta(out);
     break;
   }
   case W_NAMEDTUPLE: {
     if ((s = d_ref_tag(d, cur, W_SCHEMA, &kidx)) != GV_OK) return s;
-    n = d->slots[kidx].n;
+    n = d_sl(d, kidx)->n;
     if (n > d_left(d))
       return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
                     (unsigned long long)n, d_left(d));
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
     if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
-    s = gv_namedtuple(d->a, d->slots[kidx].name, items, (const gv_node *const *)d->kids.p,
+    s = gv_namedtuple(d->a, d_sl(d, kidx)->name, items, (const gv_node *const *)d->kids.p,
                       (size_t)n, &out, &e);
-    if (s == GV_OK) d->slots[kidx].node = gv_meta(out);
+    if (s == GV_OK) d_sl(d, kidx)->node = gv_meta(out);
     break;
   }
   case W_CUSTOM: {
     if ((s = d_ref_tag(d, cur, W_CTYPE, &idx)) != GV_OK) return s;
     size_t coff = d->pos;
     if ((s = d_count(d, "children", &n)) != GV_OK) return s;
-    d_slot *ct = &d->slots[idx];
+    d_slot *ct = d_sl(d, idx);
     items = NULL;
     if (ct->pos) {
       kidx = ct->pos - 1;
-      if (n != d->slots[kidx].n)
+      if (n != d_sl(d, kidx)->n)
         return d_fail(d, GV_EWIRE, coff, "custom node has %llu children but its ctype has %u keys",
-                      (unsigned long long)n, (unsigned)d->slots[kidx].n);
+                      (unsigned long long)n, (unsigned)d_sl(d, kidx)->n);
     }
     if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
     if (ct->pos && (s = d_meta_items(d, ct->pos - 1, &items)) != GV_OK) return s;
@@ -764,7 +902,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
                   &out, &e);
     if (s == GV_OK) {
       ct->node = gv_meta(out);
-      if (ct->pos) d->slots[ct->pos - 1].node = GV__CONT(ct->node)->kids[1];
+      if (ct->pos) d_sl(d, ct->pos - 1)->node = GV__CONT(ct->node)->kids[1];
     }
     break;
   }
@@ -777,7 +915,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
     sl->n = (uint32_t)n;
     for (size_t i = 0; i < n; i++) {
       const gv_node *k;
-      if ((s = d_ref_value(d, cur, &k)) != GV_OK) return s;
+      if ((s = d_ref_value_fast(d, cur, &k)) != GV_OK) return s;
     }
     if (tag == W_HKEYSET) {
       sl->opos = d->pos;
@@ -808,7 +946,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
     return d_fail(d, GV_EWIRE, off, "unknown record tag 0x%02x", tag);
   }
   if (s != GV_OK) return d_ctor(d, s, off, cur, tag, &e);
-  sl->node = out;
+  d->recs[cur].node = out;
   return GV_OK;
 }
 
@@ -826,28 +964,36 @@ static gv_status d_run(w_dec *d, const gv_node **out) {
   gv_status s = d_count(d, "records", &nrec);
   if (s != GV_OK) return s;
   if (nrec == 0) return d_fail(d, GV_EWIRE, 4, "no records");
-  /* grow the slot table with the input actually read, not with the claim */
+  /* grow the record table with the input actually read, not with the claim */
   for (size_t i = 0; i < nrec; i++) {
-    if (i == d->slots_cap) {
-      size_t ncap = d->slots_cap ? d->slots_cap * 2 : 256;
+    if (i == d->recs_cap) {
+      /* a canonical encoding has two bytes or more per record (but for
+       * None, True, False and *): start there */
+      size_t ncap = d->recs_cap ? d->recs_cap * 2 : d->len / 2 + 256;
       if (ncap > nrec) ncap = (size_t)nrec;
-      d_slot *ns = gv__raw_realloc(d->a, d->slots, d->slots_cap * sizeof *ns, ncap * sizeof *ns);
-      if (!ns) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
-      d->slots = ns;
-      d->slots_cap = ncap;
+      d_rec *nr = gv__raw_realloc(d->a, d->recs, d->recs_cap * sizeof *nr, ncap * sizeof *nr);
+      if (!nr) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+      d->recs = nr;
+      d->recs_cap = ncap;
     }
-    d->nslots = i + 1;
+    if (i == d->tags_cap) {
+      uint8_t *nt = gv__raw_realloc(d->a, d->tags, d->tags_cap, d->recs_cap);
+      if (!nt) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+      d->tags = nt;
+      d->tags_cap = d->recs_cap;
+    }
+    d->nrecs = i + 1;
     if ((s = d_record(d, i)) != GV_OK) return s;
   }
   if (d->pos != d->len)
     return d_fail(d, GV_EWIRE, d->pos, "%zu trailing bytes after the last record", d->len - d->pos);
   size_t last = (size_t)nrec - 1;
-  if (!w_is_value_tag(d->slots[last].tag))
+  if (!w_is_value_tag(d_tag(d, last)))
     return d_fail(d, GV_EWIRE, 4, "the root record %zu is a %s, not a value", last,
-                  w_tag_name(d->slots[last].tag));
+                  w_tag_name(d_tag(d, last)));
   for (size_t i = 0; i < last; i++)
-    if (!d->slots[i].used) return d_fail(d, GV_EWIRE, 4, "record %zu is never referenced", i);
-  *out = d->slots[last].node;
+    if (!(d->tags[i] & D_USED)) return d_fail(d, GV_EWIRE, 4, "record %zu is never referenced", i);
+  *out = d->recs[last].node;
   return GV_OK;
 }
 
@@ -865,12 +1011,15 @@ gv_status gv_decode(gv_arena *a, const void *data, size_t len, const gv_node **o
   gv__vec_init(&d.kids, sizeof(const gv_node *));
   gv__vec_init(&d.keys, sizeof(const gv_node *));
   gv__vec_init(&d.order, sizeof(uint32_t));
+  gv__vec_init(&d.metas, sizeof(d_slot));
   const gv_node *res = NULL;
   gv_status s = d_run(&d, &res);
   gv__vec_free(a, &d.kids);
   gv__vec_free(a, &d.keys);
   gv__vec_free(a, &d.order);
-  gv__raw_free(a, d.slots, d.slots_cap * sizeof *d.slots);
+  gv__raw_free(a, d.recs, d.recs_cap * sizeof *d.recs);
+  gv__raw_free(a, d.tags, d.tags_cap);
+  gv__vec_free(a, &d.metas);
   if (s != GV_OK) {
     gv__rollback(a, &m);
     return s;

@@ -53,6 +53,7 @@ typedef struct fx {
   size_t iter; /* which variant of the call (constructors vary their input) */
   const gv_node *x, *y, *m, *z, *sx, *kz;   /* see fx_init */
   const gv_node *dag, *dag2, *dagd, *chain; /* shared subtrees; a chain of 300 */
+  const gv_node *wide;                      /* 200 leaves and two lists in one list */
   const gv_node *rdag, *rdag2, *rdagd;      /* deeper: readers memoize past 2^21 steps */
   const gv_node *bigs[20], *nct[20];        /* boxed int-valued floats; key tuples */
   const gv_node *keys[40], *vals[40], *names[8];
@@ -205,6 +206,14 @@ static void fx_init_dag(void) {
     cr_assert_eq(gv_list(F.a, kids, 2, &c, NULL), GV_OK);
   }
   F.chain = c;
+  { /* wide: flatten_with_path does a container's leaves in batches */
+    const gv_node *items[202];
+    for (int i = 0; i < 202; i++)
+      cr_assert_eq(gv_int(F.a, 5000 + i, &items[i], NULL), GV_OK);
+    items[70] = t_parse(F.a, "[1, [2]]");
+    items[150] = t_parse(F.a, "{'q': 1}");
+    cr_assert_eq(gv_list(F.a, items, 202, &F.wide, NULL), GV_OK);
+  }
   for (int i = 0; i < 20; i++) {
     const gv_node *t, *f;
     cr_assert_eq(gv_float(F.a, 1e17 + 64.0 * i, &F.bigs[i], NULL), GV_OK);
@@ -548,6 +557,16 @@ static gv_status op_dag_same_paths_mismatch(const gv_node **r) {
 static gv_status op_chain_flatten_with_path(const gv_node **r) {
   return gv_flatten_with_path(A, F.chain, r, E);
 }
+static gv_status op_wide_flatten_with_path(const gv_node **r) {
+  return gv_flatten_with_path(A, F.wide, r, E);
+}
+/* chains of rebuilt lists: the walk looks ahead */
+static gv_status op_chain_structure(const gv_node **r) {
+  return gv_structure(A, F.chain, r, E);
+}
+static gv_status op_chain_map(const gv_node **r) {
+  return gv_map(A, f_inc, NULL, &F.chain, 1, false, r, E);
+}
 
 #define FAULT_TEST_DAG(tname, want, iters)                                                         \
   Test(faults, tname, .init = fx_init_dag, .fini = fx_fini) {                                      \
@@ -564,6 +583,9 @@ FAULT_TEST_DAG(dag_same_structure, GV_OK, 1)
 FAULT_TEST_DAG(dag_same_paths, GV_OK, 1)
 FAULT_TEST_DAG(dag_same_paths_mismatch, GV_EMISMATCH, 1)
 FAULT_TEST_DAG(chain_flatten_with_path, GV_OK, 1)
+FAULT_TEST_DAG(wide_flatten_with_path, GV_OK, 1)
+FAULT_TEST_DAG(chain_structure, GV_OK, 1)
+FAULT_TEST_DAG(chain_map, GV_OK, 1)
 FAULT_TEST(none, GV_OK, 0)
 FAULT_TEST(boolean, GV_OK, 0)
 FAULT_TEST_N(int, GV_OK, 1, 200)

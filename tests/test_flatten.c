@@ -210,3 +210,110 @@ Test(flatten, budget_failure_rolls_back) {
   cr_assert_eq(gv_get_int(out[0]), 5);
   gv_arena_free(a);
 }
+
+/* flatten_with_path against its definition: one (path, leaf) tuple per leaf,
+ * built here from gv_walk_paths with the public constructors. Nodes are
+ * interned, so the two results must be the very same node. */
+typedef struct fwp_ref {
+  gv_arena *a;
+  const gv_node **pairs;
+  size_t n, cap;
+} fwp_ref;
+
+static gv_status fwp_collect(void *ctx, const gv_node *const *path, size_t depth,
+                             const gv_node *leaf) {
+  fwp_ref *r = ctx;
+  const gv_node *p, *two[2];
+  cr_assert_eq(gv_tuple(r->a, path, depth, &p, NULL), GV_OK);
+  two[0] = p;
+  two[1] = leaf;
+  if (r->n == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 64;
+    r->pairs = realloc(r->pairs, r->cap * sizeof *r->pairs);
+    cr_assert_not_null(r->pairs);
+  }
+  cr_assert_eq(gv_tuple(r->a, two, 2, &r->pairs[r->n++], NULL), GV_OK);
+  return GV_OK;
+}
+
+static void fwp_check(gv_arena *a, const gv_node *t) {
+  const gv_node *got, *want;
+  gv_error e;
+  /* the fast path first, so that it builds its tuples itself */
+  cr_assert_eq(gv_flatten_with_path(a, t, &got, &e), GV_OK, "%s", e.msg);
+  fwp_ref r = {a, NULL, 0, 0};
+  cr_assert_eq(gv_walk_paths(a, t, fwp_collect, &r, NULL), GV_OK);
+  cr_assert_eq(gv_list(a, r.pairs, r.n, &want, NULL), GV_OK);
+  free(r.pairs);
+  cr_assert_eq((size_t)gv_arity(got), (size_t)gv_num_leaves(t));
+  cr_assert(got == want, "flatten_with_path differs: %s", t_repr(a, got));
+}
+
+Test(flatten, flatten_with_path_as_defined) {
+  gv_arena *a = t_arena();
+  fwp_check(a, t_parse(a, "5"));
+  fwp_check(a, t_parse(a, "[]"));
+  fwp_check(a, t_parse(a, "({'b': [2, 3], 'a': (1,)}, TD({'x': 4, 'y': TL([5, 6])}), "
+                          "Point(x=8, y=9), [[]], deque([1, [2]], maxlen=3))"));
+  /* keys that are tuples, bools and integral floats (tuples with a twin) */
+  fwp_check(a, t_parse(a, "{(1, 'a'): [1, {True: 2, 2.0: 3}], (True, 2.5): {(False,): 4}}"));
+  /* more leaves in one container than a batch, between containers */
+  char text[8192], *w = text;
+  w += sprintf(w, "[");
+  for (int i = 0; i < 300; i++)
+    w += sprintf(w, i % 97 == 5 ? "[%d, {'k': %d}], " : "%d, ", i, i);
+  sprintf(w, "{'z': 1}]");
+  fwp_check(a, t_parse(a, text));
+  /* shared subtrees: one dict under many prefixes, the same leaves */
+  const gv_node *d = t_parse(a, "{'b': [1, 2], 'a': 3}"), *l = d;
+  for (int i = 0; i < 6; i++) {
+    const gv_node *two[2] = {l, l};
+    cr_assert_eq(gv_list(a, two, 2, &l, NULL), GV_OK);
+  }
+  fwp_check(a, l); /* 64 copies of d: 192 paths */
+  /* a chain: paths up to 200 entries long */
+  const gv_node *c = t_parse(a, "'end'");
+  for (int i = 0; i < 200; i++) {
+    const gv_node *kids[2];
+    cr_assert_eq(gv_int(a, i, &kids[0], NULL), GV_OK);
+    kids[1] = c;
+    cr_assert_eq(gv_tuple(a, kids, 2, &c, NULL), GV_OK);
+  }
+  fwp_check(a, c);
+  /* again on the same trees: every tuple already there, nothing new */
+  t_snapshot before = t_snap(a);
+  const gv_node *r;
+  cr_assert_eq(gv_flatten_with_path(a, c, &r, NULL), GV_OK);
+  t_snapshot after = t_snap(a);
+  cr_assert_eq(before.st.nodes, after.st.nodes);
+  gv_arena_free(a);
+}
+
+/* The rebuild walk looks ahead along chains of rebuilt lists and tuples;
+ * results are what rebuilding each node in turn gives. */
+Test(flatten, structure_of_chains) {
+  gv_arena *a = t_arena();
+  const gv_node *c, *s, *star;
+  cr_assert_eq(gv_star(a, &star, NULL), GV_OK);
+  /* [0, (1, [2, (3, ... 'x')])], and its structure built by hand */
+  const gv_node *want = star;
+  cr_assert_eq(gv_str(a, "x", 1, &c, NULL), GV_OK);
+  for (int i = 0; i < 1000; i++) {
+    const gv_node *kids[3] = {NULL, c, NULL}, *wk[3] = {star, want, star};
+    size_t n = (size_t)(i % 3) + 1; /* arity 1, 2 or 3: the chain child last */
+    cr_assert_eq(gv_int(a, i, &kids[0], NULL), GV_OK);
+    if (n == 1) kids[0] = c, wk[0] = want;
+    if (n == 3) {
+      kids[1] = kids[0];
+      kids[2] = c;
+      wk[1] = star;
+      wk[2] = want;
+    }
+    if (n == 2) kids[1] = c;
+    cr_assert_eq((i % 2 ? gv_list : gv_tuple)(a, kids, n, &c, NULL), GV_OK);
+    cr_assert_eq((i % 2 ? gv_list : gv_tuple)(a, wk, n, &want, NULL), GV_OK);
+  }
+  cr_assert_eq(gv_structure(a, c, &s, NULL), GV_OK);
+  cr_assert(s == want);
+  gv_arena_free(a);
+}

@@ -554,6 +554,12 @@ Test(wire, bad_header_and_framing) {
   expect_bad("GRV\x01\x01\x01\x01", 7, GV_EWIRE, 6, "1 trailing bytes");
   expect_bad("GRV\x01\x01\x30", 6, GV_EWIRE, 5, "unknown record tag 0x30");
   expect_bad("GRV\x01\x01\x04\x82\x00", 8, GV_EWIRE, 6, "overlong varint");
+  /* the same, and 64-bit overflow, with ten bytes or more left (the reader's
+   * inline path hands them to the checked one) */
+  expect_bad("GRV\x01\x01\x04\x82\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01", 18, GV_EWIRE, 6,
+             "overlong varint");
+  expect_bad("GRV\x01\x01\x04\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02\x01\x01", 18, GV_EWIRE, 6,
+             "overflows 64 bits");
   expect_bad("GRV\x01\x01\x05\x00\x00", 8, GV_EWIRE, 6, "truncated float");
   /* maxlen + 1 = 2^63 + 1 (2^63 is maxlen=2^63-1, which decodes) */
   expect_bad("GRV\x01\x01\x16\x81\x80\x80\x80\x80\x80\x80\x80\x80\x01\x00", 17, GV_EWIRE, 6,
@@ -707,5 +713,75 @@ Test(wire, keyed_custom_without_keys_stays_keyed) {
   cr_assert_str_eq(t_repr(other, t2), "[D({}), D([]), E({}, meta=1)]");
   free(b.p);
   gv_arena_free(other);
+  gv_arena_free(a);
+}
+
+/* Many records: the encoder's map grows many times over, its numbers and the
+ * decoder's references take every varint length, and the result is exactly
+ * one record per distinct node. */
+static int cmp_i64(const void *x, const void *y) {
+  int64_t u = *(const int64_t *)x, v = *(const int64_t *)y;
+  return (u > v) - (u < v);
+}
+
+Test(wire, many_records) {
+  gv_arena *a = t_arena();
+  enum { N = 30000 };
+  static int64_t vals[N], sorted[N];
+  static const gv_node *items[N];
+  uint64_t x = 88172645463325252ull;
+  for (size_t i = 0; i < N; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    int shift = (int)(x % 64);
+    int64_t v = (int64_t)(x >> shift);
+    if (x & 1) v = -v;
+    if (i % 7 == 3) v = vals[i / 2]; /* some repeated */
+    if (i == 10) v = INT64_MIN;
+    if (i == 11) v = INT64_MAX;
+    vals[i] = v;
+    items[i] = I(a, v);
+  }
+  const gv_node *t = L(a, items, N);
+  memcpy(sorted, vals, sizeof vals);
+  qsort(sorted, N, sizeof *sorted, cmp_i64);
+  size_t distinct = 0;
+  for (size_t i = 0; i < N; i++)
+    distinct += i == 0 || sorted[i] != sorted[i - 1];
+  buf b = enc(a, t);
+  /* header: magic, version, varint(records) */
+  uint64_t nrec = 0;
+  for (size_t i = 4, sh = 0; i < b.len; i++, sh += 7) {
+    nrec |= (uint64_t)(b.p[i] & 0x7f) << sh;
+    if (!(b.p[i] & 0x80)) break;
+  }
+  cr_assert_eq(nrec, distinct + 1);
+  cr_assert_eq(dec(a, &b), t);
+  gv_arena *a2 = t_arena();
+  const gv_node *t2 = dec(a2, &b);
+  for (size_t i = 0; i < N; i += 997)
+    cr_assert_eq(gv_get_int(gv_child(t2, i)), vals[i]);
+  buf b2 = enc(a2, t2);
+  cr_assert(b2.len == b.len && memcmp(b2.p, b.p, b.len) == 0);
+  uint8_t f1[16], f2[16];
+  cr_assert_eq(gv_fingerprint(a, t, f1, NULL), GV_OK);
+  cr_assert_eq(gv_fingerprint(a2, t2, f2, NULL), GV_OK);
+  cr_assert(memcmp(f1, f2, 16) == 0);
+  free(b.p);
+  free(b2.p);
+  gv_arena_free(a2);
+  gv_arena_free(a);
+}
+
+/* An empty host-ordered keyset (found by fuzz_wire: its keys array was NULL
+ * and copied as such); seed fuzz/corpus/wire/regress-empty-host-keyset. */
+Test(wire, empty_host_keyset) {
+  gv_arena *a = t_arena();
+  buf b = {(unsigned char *)"GRV\x01\x02\x23\x00\x12\x00", 9, 0};
+  const gv_node *d = dec(a, &b);
+  cr_assert_eq(gv_kind(d), GV_DICT);
+  cr_assert_eq(gv_arity(d), 0);
+  const gv_node *ks;
+  cr_assert_eq(gv_keyset_ordered(a, NULL, 0, NULL, &ks, NULL), GV_OK);
+  cr_assert_eq(gv_arity(ks), 0);
   gv_arena_free(a);
 }
