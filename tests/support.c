@@ -33,3 +33,27 @@ t_snapshot t_snap(const gv_arena *a) {
 int t_snap_eq(const t_snapshot *x, const t_snapshot *y) {
   return gv__snap_eq(x, y);
 }
+
+/* Callbacks for tests that only need something to call. */
+gv_status t_count_bytes(void *ctx, const char *d, size_t n) {
+  (void)d;
+  *(size_t *)ctx += n;
+  return GV_OK;
+}
+gv_status t_count_paths(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf) {
+  (void)path, (void)depth, (void)leaf;
+  (*(size_t *)ctx)++;
+  return GV_OK;
+}
+gv_status t_map_first(void *ctx, gv_arena *a, const gv_node *const *v, size_t n,
+                      const gv_node **out) {
+  (void)ctx, (void)a, (void)n;
+  *out = v[0];
+  return GV_OK;
+}
+gv_status t_visit_keep(void *ctx, gv_arena *a, const gv_node *node, gv_visit *act,
+                       const gv_node **rep) {
+  (void)ctx, (void)a, (void)node, (void)rep;
+  *act = GV_VISIT_KEEP;
+  return GV_OK;
+}

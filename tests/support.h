@@ -15,4 +15,13 @@ const char *t_repr(gv_arena *a, const gv_node *n);
 typedef gv__snapshot t_snapshot;
 t_snapshot t_snap(const gv_arena *a);
 int t_snap_eq(const t_snapshot *x, const t_snapshot *y);
+/* Callbacks: a write sink adding the bytes to *(size_t *)ctx; a walk_paths callback counting
+ * the leaves in *(size_t *)ctx; a map function returning its first tree's leaf; a traverse
+ * callback keeping every node. */
+gv_status t_count_bytes(void *ctx, const char *d, size_t n);
+gv_status t_count_paths(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf);
+gv_status t_map_first(void *ctx, gv_arena *a, const gv_node *const *v, size_t n,
+                      const gv_node **out);
+gv_status t_visit_keep(void *ctx, gv_arena *a, const gv_node *node, gv_visit *act,
+                       const gv_node **rep);
 #endif

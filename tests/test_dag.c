@@ -61,30 +61,6 @@ static gv_status to_buf(void *ctx, const char *d, size_t n) {
   return GV_OK;
 }
 
-static gv_status sink(void *ctx, const char *d, size_t n) {
-  (void)d;
-  *(size_t *)ctx += n;
-  return GV_OK;
-}
-static gv_status path_count(void *ctx, const gv_node *const *path, size_t depth,
-                            const gv_node *leaf) {
-  (void)path, (void)depth, (void)leaf;
-  (*(size_t *)ctx)++;
-  return GV_OK;
-}
-static gv_status f_first(void *ctx, gv_arena *a, const gv_node *const *v, size_t n,
-                         const gv_node **out) {
-  (void)ctx, (void)a, (void)n;
-  *out = v[0];
-  return GV_OK;
-}
-static gv_status t_keep(void *ctx, gv_arena *a, const gv_node *node, gv_visit *act,
-                        const gv_node **rep) {
-  (void)ctx, (void)a, (void)node, (void)rep;
-  *act = GV_VISIT_KEEP;
-  return GV_OK;
-}
-
 static const gv_node *pair_list(gv_arena *a, const gv_node *x) {
   const gv_node *two[2] = {x, x}, *l;
   cr_assert_eq(gv_list(a, two, 2, &l, NULL), GV_OK);
@@ -168,22 +144,22 @@ Test(dag, output_bomb_is_refused_before_any_output) {
   cr_assert_eq(gv_num_leaves(t), (uint64_t)1 << 63);
   cr_assert_eq(gv_expanded_size(t), UINT64_MAX);
   size_t bytes = 0;
-  cr_assert_eq(gv_print(a, t, sink, &bytes, &e), GV_ERANGE);
+  cr_assert_eq(gv_print(a, t, t_count_bytes, &bytes, &e), GV_ERANGE);
   cr_assert_eq(bytes, 0);
   cr_assert(strstr(e.msg, "output too large"), "%s", e.msg);
   cr_assert(strstr(e.msg, "max_output is 100000000"), "%s", e.msg);
-  cr_assert_eq(gv_print_json(a, t, sink, &bytes, &e), GV_ERANGE);
+  cr_assert_eq(gv_print_json(a, t, t_count_bytes, &bytes, &e), GV_ERANGE);
   const char *s;
   size_t len;
   t_snapshot before = t_snap(a);
   cr_assert_eq(gv_print_str(a, t, false, &s, &len, &e), GV_ERANGE);
   size_t cnt = 0;
-  cr_assert_eq(gv_walk_paths(a, t, path_count, &cnt, &e), GV_ERANGE);
+  cr_assert_eq(gv_walk_paths(a, t, t_count_paths, &cnt, &e), GV_ERANGE);
   cr_assert_eq(gv_flatten_with_path(a, t, &r, &e), GV_ERANGE);
-  cr_assert_eq(gv_traverse(a, t, true, t_keep, NULL, &r, &e), GV_ERANGE);
-  cr_assert_eq(gv_map(a, f_first, NULL, &t, 1, true, &r, &e), GV_ERANGE);
-  cr_assert_eq(gv_map_shape(a, f_first, NULL, t, &r, &e), GV_ERANGE);
-  cr_assert_eq(gv_map_up_to(a, t, f_first, NULL, &t, 1, &r, &e), GV_ERANGE);
+  cr_assert_eq(gv_traverse(a, t, true, t_visit_keep, NULL, &r, &e), GV_ERANGE);
+  cr_assert_eq(gv_map(a, t_map_first, NULL, &t, 1, true, &r, &e), GV_ERANGE);
+  cr_assert_eq(gv_map_shape(a, t_map_first, NULL, t, &r, &e), GV_ERANGE);
+  cr_assert_eq(gv_map_up_to(a, t, t_map_first, NULL, &t, 1, &r, &e), GV_ERANGE);
   cr_assert_eq(gv_pack_sequence_as(a, t, NULL, 0, &r, &e), GV_ECOUNT); /* 2^63 leaves */
   t_snapshot after = t_snap(a);
   cr_assert(t_snap_eq(&before, &after));
@@ -205,7 +181,7 @@ Test(dag, output_bomb_is_refused_before_any_output) {
   cr_assert_eq(gv_num_leaves(t), 0);
   cr_assert_eq(gv_flatten(t, buf, 0, &len, &e), GV_OK);
   cr_assert_eq(len, 0);
-  cr_assert_eq(gv_map(a, f_first, NULL, &t, 1, true, &r, &e), GV_OK);
+  cr_assert_eq(gv_map(a, t_map_first, NULL, &t, 1, true, &r, &e), GV_OK);
   cr_assert_eq(r, t);
   cr_assert_eq(gv_pack_sequence_as(a, t, NULL, 0, &r, &e), GV_OK);
   cr_assert_eq(r, t);
@@ -282,7 +258,7 @@ Test(dag, flatten_with_path_counts_path_entries) {
   gv_error e;
   cr_assert_eq(gv_flatten_with_path(a, t, &r, &e), GV_ERANGE);
   size_t cnt = 0;
-  cr_assert_eq(gv_walk_paths(a, t, path_count, &cnt, &e), GV_OK);
+  cr_assert_eq(gv_walk_paths(a, t, t_count_paths, &cnt, &e), GV_OK);
   cr_assert_eq(cnt, 101);
   gv_arena_free(a);
   a = limited(6000);
@@ -332,7 +308,7 @@ Test(dag, json_error_path_is_cut_before_the_message) {
       cr_assert_eq(gv_list(a, &t, 1, &t, NULL), GV_OK);
     size_t n = 0;
     gv_error e;
-    cr_assert_eq(gv_print_json(a, t, sink, &n, &e), GV_EINVAL);
+    cr_assert_eq(gv_print_json(a, t, t_count_bytes, &n, &e), GV_EINVAL);
     cr_assert(strncmp(e.msg, "at (0, 0, 0", 11) == 0, "%s", e.msg);
     cr_assert(strstr(e.msg, ", ...): bytes is not representable in JSON") ||
                   strstr(e.msg, "): bytes is not representable in JSON"),

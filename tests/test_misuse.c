@@ -15,33 +15,10 @@ static const char *const RICH =
     "C({'k': [1], 'j': 2}, meta=('m', 1)), D([1, 2]), E([]), {(True, (1.0,)): 1, (b'k',): 2}, "
     "[], {}, (), 1e300, -7, 'long string', 123456789012345678]";
 
-static gv_status sink(void *ctx, const char *d, size_t n) {
-  (void)d;
-  *(size_t *)ctx += n;
-  return GV_OK;
-}
-static gv_status path_count(void *ctx, const gv_node *const *path, size_t depth,
-                            const gv_node *leaf) {
-  (void)path, (void)depth, (void)leaf;
-  (*(size_t *)ctx)++;
-  return GV_OK;
-}
-static gv_status f_first(void *ctx, gv_arena *a, const gv_node *const *v, size_t n,
-                         const gv_node **out) {
-  (void)ctx, (void)a, (void)n;
-  *out = v[0];
-  return GV_OK;
-}
 static gv_status f_const(void *ctx, gv_arena *a, const gv_node *const *v, size_t n,
                          const gv_node **out) {
   (void)a, (void)v, (void)n;
   *out = ctx;
-  return GV_OK;
-}
-static gv_status t_keep(void *ctx, gv_arena *a, const gv_node *node, gv_visit *act,
-                        const gv_node **rep) {
-  (void)ctx, (void)a, (void)node, (void)rep;
-  *act = GV_VISIT_KEEP;
   return GV_OK;
 }
 static gv_status t_replace(void *ctx, gv_arena *a, const gv_node *node, gv_visit *act,
@@ -102,22 +79,22 @@ Test(misuse, every_public_function_on_every_node) {
     cr_assert(meta || gv_flatten(n, buf, 0, &cnt, &e) == (gv_num_leaves(n) ? GV_ERANGE : GV_OK));
     EXPECT(gv_structure(a, n, &out, &e), GV_OK, GV_OK);
     cnt = 0;
-    EXPECT(gv_walk_paths(a, n, path_count, &cnt, &e), GV_OK, GV_OK);
+    EXPECT(gv_walk_paths(a, n, t_count_paths, &cnt, &e), GV_OK, GV_OK);
     EXPECT(gv_flatten_with_path(a, n, &out, &e), GV_OK, GV_OK);
     EXPECT(gv_pack_sequence_as(a, n, buf, 0, &out, &e), GV_ECOUNT, GV_ECOUNT);
     cr_assert_eq(gv_pack_sequence_as(a, lst, &n, 1, &out, &e), meta ? GV_EINVAL : GV_OK);
     /* transforms */
-    EXPECT(gv_traverse(a, n, true, t_keep, NULL, &out, &e), GV_OK, GV_OK);
-    EXPECT(gv_traverse(a, n, false, t_keep, NULL, &out, &e), GV_OK, GV_OK);
+    EXPECT(gv_traverse(a, n, true, t_visit_keep, NULL, &out, &e), GV_OK, GV_OK);
+    EXPECT(gv_traverse(a, n, false, t_visit_keep, NULL, &out, &e), GV_OK, GV_OK);
     cr_assert_eq(gv_traverse(a, lst, true, t_replace, (void *)n, &out, &e),
                  meta ? GV_EINVAL : GV_OK);
-    EXPECT(gv_map(a, f_first, NULL, &n, 1, true, &out, &e), GV_OK, GV_OK);
+    EXPECT(gv_map(a, t_map_first, NULL, &n, 1, true, &out, &e), GV_OK, GV_OK);
     const gv_node *two[2] = {n, n};
-    EXPECT(gv_map(a, f_first, NULL, two, 2, false, &out, &e), GV_OK, GV_OK);
+    EXPECT(gv_map(a, t_map_first, NULL, two, 2, false, &out, &e), GV_OK, GV_OK);
     cr_assert_eq(gv_map(a, f_const, (void *)n, &lst, 1, true, &out, &e), meta ? GV_EINVAL : GV_OK);
-    EXPECT(gv_map_up_to(a, n, f_first, NULL, &n, 1, &out, &e), GV_OK, GV_OK);
-    EXPECT(gv_map_up_to(a, one, f_first, NULL, &n, 1, &out, &e), GV_OK, GV_OK);
-    EXPECT(gv_map_shape(a, f_first, NULL, n, &out, &e), GV_OK, GV_OK);
+    EXPECT(gv_map_up_to(a, n, t_map_first, NULL, &n, 1, &out, &e), GV_OK, GV_OK);
+    EXPECT(gv_map_up_to(a, one, t_map_first, NULL, &n, 1, &out, &e), GV_OK, GV_OK);
+    EXPECT(gv_map_shape(a, t_map_first, NULL, n, &out, &e), GV_OK, GV_OK);
     EXPECT(gv_lists_to_tuples(a, n, &out, &e), GV_OK, GV_OK);
     EXPECT(gv_order(a, n, &out, NULL, &e), GV_OK, GV_OK);
     /* compare */
@@ -134,10 +111,10 @@ Test(misuse, every_public_function_on_every_node) {
     /* text and wire */
     size_t len = 0;
     const char *str;
-    EXPECT(gv_print(a, n, sink, &len, &e), GV_OK, GV_OK);
-    EXPECT(gv_print_json(a, n, sink, &len, &e), GV_EINVAL, GV_EINVAL);
+    EXPECT(gv_print(a, n, t_count_bytes, &len, &e), GV_OK, GV_OK);
+    EXPECT(gv_print_json(a, n, t_count_bytes, &len, &e), GV_EINVAL, GV_EINVAL);
     EXPECT(gv_print_str(a, n, false, &str, &len, &e), GV_OK, GV_OK);
-    EXPECT(gv_encode(a, n, sink, &len, &e), GV_OK, GV_OK);
+    EXPECT(gv_encode(a, n, t_count_bytes, &len, &e), GV_OK, GV_OK);
     uint8_t fp[16];
     EXPECT(gv_fingerprint(a, n, fp, &e), GV_OK, GV_OK);
     /* as a part of a new node */
@@ -175,7 +152,7 @@ Test(misuse, metadata_crashes_of_the_issue) {
   cr_assert_eq(gv_flatten(ks, buf, 1, &n, &e), GV_EINVAL);
   cr_assert_eq(n, 0);
   size_t cnt = 0;
-  cr_assert_eq(gv_walk_paths(a, ct, path_count, &cnt, &e), GV_EINVAL);
+  cr_assert_eq(gv_walk_paths(a, ct, t_count_paths, &cnt, &e), GV_EINVAL);
   cr_assert(strstr(e.msg, "not a value node"), "%s", e.msg);
   cr_assert_eq(gv_flatten_with_path(a, ct, &out, &e), GV_EINVAL);
   cr_assert_eq(gv_same_paths(a, ct, d, &e), GV_EINVAL);
