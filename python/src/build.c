@@ -131,6 +131,9 @@ static int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, P
  * in traversal order.
  * ------------------------------------------------------------------------- */
 
+#define DC_SLOTS 8   /* the builder's keyset cache (a power of two) */
+#define SMALL_DICT 8 /* up to this many keys a dict is filled by plain inserts */
+
 typedef struct bframe {
   const gv_node *n;
   const gv_node *const *kids; /* n's children in insertion order */
@@ -153,6 +156,12 @@ typedef struct builder {
   PyObject *hold; /* once pinned: a tuple of the leaves (the caller's list may change) */
   PyObject **tmp;
   Py_ssize_t ctmp;
+  /* keysets met in this build: their key tuple and (big dicts) template,
+   * borrowed from the generation's maps (which only grow while it lives) */
+  struct dcache {
+    const gv_node *ks;
+    PyObject *keys, *tm;
+  } dc[DC_SLOTS];
   /* small trees need no allocation */
   bframe fr_inl[16];
   PyObject *v_inl[64];
@@ -232,7 +241,7 @@ static void release_vals(builder *b, Py_ssize_t base) {
 static int may_call_user(const gv_node *n) {
   unsigned k = gv_kind(n);
   if (k == GV_CUSTOM || k == GV_DDICT) return 1;
-  if (k == GV_DICT || k == GV_ODICT) return gv_keyset_host_ordered(gv_meta(n));
+  if (k == GV_DICT || k == GV_ODICT) return (GV__CONT(n)->meta->aux16 & GV__KS_HOST) != 0;
   return 0;
 }
 
@@ -246,52 +255,72 @@ static void frame_setup(bframe *f, const gv_node *n, Py_ssize_t vbase) {
   f->vbase = vbase;
 }
 
-static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject **vals, size_t arity,
+static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject *const *vals, size_t arity,
                                 int kind) {
   gstate *st = b->st;
-  const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
-  PyObject *keys = keys_of(st, b->g, &ks->h);
-  if (!keys) return NULL;
-  PyObject **ins = vals;
-  if (kind != K_ODICT && ks->perm) {
+  const gv_node *ksn = GV__CONT(n)->meta;
+  struct dcache *c = &b->dc[((uintptr_t)ksn >> 6) & (DC_SLOTS - 1)];
+  int big = kind == K_DICT && arity > SMALL_DICT;
+  if (c->ks != ksn) {
+    c->ks = ksn;
+    c->keys = c->tm = NULL;
+  }
+  if (big && !c->tm) {
+    /* big dicts: a template of the keys (cloning its table costs no hashing,
+     * no probing for free slots, no resizing) */
+    PyObject *tm = pm_get(&b->g->tmpl, ksn);
+    if (!tm) {
+      PyObject *keys = keys_of(st, b->g, ksn);
+      if (!keys) return NULL;
+      tm = PyDict_New(); /* (3.11's presized dicts get no str-keys table) */
+      for (size_t i = 0; tm && i < arity; i++)
+        if (PyDict_SetItem(tm, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), Py_None) < 0) Py_CLEAR(tm);
+      if (!tm) return NULL;
+      int r = pm_put(&b->g->tmpl, ksn, tm);
+      Py_DECREF(tm); /* the map holds it */
+      if (r < 0) return PyErr_NoMemory();
+    }
+    c->tm = tm;
+  } else if (!big && !c->keys) {
+    if (!(c->keys = keys_of(st, b->g, ksn))) return NULL;
+  }
+  PyObject *d;
+  const uint32_t *perm = kind != K_ODICT ? GV__CONT(ksn)->perm : NULL;
+  PyObject *const *ins = vals; /* values in insertion order */
+  if (perm) {
     if ((Py_ssize_t)arity > b->ctmp) {
       size_t cap = (size_t)b->ctmp;
       if (bgrow((void **)&b->tmp, &cap, arity, sizeof *b->tmp) < 0) return NULL;
       b->ctmp = (Py_ssize_t)cap;
     }
     for (size_t r = 0; r < arity; r++)
-      b->tmp[ks->perm[r]] = vals[r];
+      b->tmp[perm[r]] = vals[r];
     ins = b->tmp;
   }
-  PyObject *d;
-  if (kind == K_DICT && arity <= 8) { /* small: plain inserts beat a table clone */
-    d = PyDict_New();
-    for (size_t i = 0; d && i < arity; i++)
-      if (PyDict_SetItem(d, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), ins[i]) < 0) Py_CLEAR(d);
-    return d;
-  }
-  if (kind == K_DICT) {
-    /* a copy of a template of the keys (a table clone, no hashing or
-     * probing for new slots), then the values in place */
-    PyObject *tm = pm_get(&b->g->tmpl, &ks->h);
-    if (!tm) {
-      tm = PyDict_New();
-      for (size_t i = 0; tm && i < arity; i++)
-        if (PyDict_SetItem(tm, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), Py_None) < 0) Py_CLEAR(tm);
-      if (!tm) return NULL;
-      if (pm_put(&b->g->tmpl, &ks->h, tm) < 0) {
-        Py_DECREF(tm);
-        return PyErr_NoMemory();
-      }
-      Py_DECREF(tm); /* the map holds it */
-    }
-    d = PyDict_Copy(tm);
+  if (big) {
+    /* the values in insertion order: the lookups walk the copied table in
+     * order, and leaves made in that order sit in memory in that order. The
+     * keys come from the copy itself (setting a present key's value changes
+     * no key, which PyDict_Next allows). */
+    d = PyDict_Copy(c->tm);
     if (!d) return NULL;
+    if (!c->keys && !(c->keys = keys_of(st, b->g, ksn))) {
+      Py_DECREF(d);
+      return NULL;
+    }
+    PyObject *const *kv = &PyTuple_GET_ITEM(c->keys, 0);
     for (size_t i = 0; i < arity; i++)
-      if (PyDict_SetItem(d, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), ins[i]) < 0) {
+      if (PyDict_SetItem(d, kv[i], ins[i]) < 0) {
         Py_DECREF(d);
         return NULL;
       }
+    return d;
+  }
+  PyObject *const *kv = &PyTuple_GET_ITEM(c->keys, 0);
+  if (kind == K_DICT) {
+    d = PyDict_New();
+    for (size_t i = 0; d && i < arity; i++)
+      if (PyDict_SetItem(d, kv[i], ins[i]) < 0) Py_CLEAR(d);
     return d;
   }
   if (kind == K_DDICT) {
@@ -303,7 +332,7 @@ static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject **vals, s
   }
   if (!d) return NULL;
   for (size_t i = 0; i < arity; i++)
-    if (PyObject_SetItem(d, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), ins[i]) < 0) {
+    if (PyObject_SetItem(d, kv[i], ins[i]) < 0) {
       Py_DECREF(d);
       return NULL;
     }
@@ -311,7 +340,7 @@ static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject **vals, s
 }
 
 /* The container for frame top from its children's values (borrowed). */
-static PyObject *make_container(builder *b, const gv_node *n, PyObject **vals, size_t arity) {
+static PyObject *make_container(builder *b, const gv_node *n, PyObject *const *vals, size_t arity) {
   PyObject *cls = NULL, *reg = NULL;
   int kind = node_kind(b->st, b->g, n, b->ns, &cls, &reg);
   switch (kind) {
@@ -415,6 +444,15 @@ static PyObject *build_run(builder *b, const gv_node *root) {
       if (may_call_user(c) && pin_vals(b) < 0) goto fail;
       PyObject *o = make_container(b, c, NULL, 0);
       if (!o || push_val(b, o) < 0) goto fail;
+      continue;
+    }
+    if (GV__CONT(c)->depth == 1) { /* every child is a *: made straight from the leaves */
+      if (b->used + (Py_ssize_t)c->arity > b->nleaves) goto few;
+      if (may_call_user(c) && pin_vals(b) < 0) goto fail;
+      PyObject *o = make_container(b, c, b->leaves + b->used, c->arity);
+      if (!o) goto fail;
+      b->used += (Py_ssize_t)c->arity;
+      if (push_val(b, o) < 0) goto fail;
       continue;
     }
     if (b->nfr == b->cfr &&
