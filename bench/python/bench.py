@@ -27,8 +27,8 @@ with an error if any differs: grove, optree, jax and keras order a dict by sorte
 key, torch's engines by insertion; keras and torch take None as a leaf.
 
 W7's peak RSS is measured per engine in a fresh interpreter that imports only that
-engine, builds W7, then flattens every structure once; reported: the peak RSS of the
-flatten phase (VmHWM, reset to the current RSS right before it through
+engine, builds W7, flattens W1 once (so one-time set-up is not counted), then
+flattens every structure of W7 once; reported: the peak RSS of the flatten phase (VmHWM, reset to the current RSS right before it through
 /proc/self/clear_refs) minus the RSS right before it (VmRSS), plus the process's
 ru_maxrss. No timing is asserted anywhere: numbers vary by machine and load.
 """
@@ -594,6 +594,7 @@ def rss_child(name, scale):
         print(json.dumps({'engine': name, 'error': e}))
         return 0
     tree = w7(scale)
+    e.mod.tree_flatten(w1(scale))  # one-time set-up (registries, first arena) is not W7's
     gc.collect()
     gc.disable()
     base = _status('VmRSS')

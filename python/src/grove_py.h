@@ -72,6 +72,7 @@ typedef struct GenObject {
   keycache kc;      /* key objects (by identity) -> keyset */
   PyObject *tnodes; /* dict: id(object) -> int(node): type names, factories */
   const gv_node *none_node;
+  size_t max_op_growth;          /* the most one operation added to the arena */
   struct GenObject *prev, *next; /* the live generations (module state's list) */
   struct gstate *st;
 } GenObject;
@@ -85,6 +86,15 @@ typedef struct gstate {
   size_t limit;
   uint64_t serial;
   uint64_t generations_made;
+  /* recycling (op_gen): a generation that nothing but the module holds, that
+   * grew in the last operations one after another and holds more than
+   * max(recycle_min, RECYCLE_FACTOR x its largest single operation), is
+   * dropped */
+  size_t recycle_min;
+  size_t op_used;       /* the current generation's bytes_used when the last operation began */
+  uint64_t op_serial;   /* ... and that generation's serial */
+  unsigned grow_streak; /* operations in a row that added to the arena */
+  uint64_t recycled;
   PyObject *nsreg;      /* dict: namespace -> dict: class -> (cls, flatten, unflatten, entry) */
   PyObject *typecache;  /* dict: type -> int kind (global namespace) or registration */
   PyObject *names;      /* dict: name -> object */
@@ -121,6 +131,9 @@ enum {
 
 /* The current generation (made on first use). NULL with an exception set. */
 GenObject *cur_gen(gstate *st);
+/* The same at the start of an operation (a walk): first recycles a generation
+ * that only grows with structures nobody keeps (see gstate). */
+GenObject *op_gen(gstate *st);
 /* Start a new current generation (after GV_ENOMEM). 0 or -1 with an exception. */
 int new_gen(gstate *st);
 /* A handle (>= 1) for obj (equal objects share one); 0 with an exception. */

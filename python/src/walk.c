@@ -757,7 +757,7 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
   walk w;
   memset(&w, 0, offsetof(walk, fr_inl));
   w.st = st;
-  w.g = cur_gen(st);
+  w.g = op_gen(st);
   if (!w.g) return -1;
   Py_INCREF(w.g); /* the generation may be replaced by a callback; keep ours */
   w.a = w.g->a;
