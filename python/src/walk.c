@@ -254,6 +254,7 @@ fail:
 }
 
 static void pin_all(walk *w);
+static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg);
 
 /* The cached keyset of a dict whose keys (insertion order) are keys[0..n), or
  * NULL (no error) on a miss. */
@@ -399,6 +400,22 @@ static int oom_or_raise(walk *w, gv_status s, const gv_error *e) {
   return -1;
 }
 
+/* A list or tuple frame (the common case, made in place). */
+static int push_seq(walk *w, PyObject *o, int kind, Py_ssize_t n) {
+  if (w->nfr >= CYCLE_DEPTH) return push_frame(w, o, kind, NULL);
+  if (GROW(w, fr, nfr, cfr, 1, w->fr_inl) < 0) return -1;
+  frame *f = &w->fr[w->nfr++];
+  Py_INCREF(o);
+  f->obj = o;
+  f->seq = f->entries = NULL;
+  f->n = n;
+  f->i = 0;
+  f->kind = kind;
+  f->in_path = f->pinned = 0;
+  f->nbase = w->nnodes;
+  return 0;
+}
+
 static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
   if (w->nfr >= MAX_WALK_DEPTH)
     return walk_err(w, PyExc_RecursionError, "the tree is nested deeper than %zd levels",
@@ -426,11 +443,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     }
     in_path = 1;
   }
-  frame f;
-  memset(&f, 0, sizeof f);
-  f.kind = kind;
-  f.maxlen = -1;
-  f.nbase = w->nnodes;
+  frame f = {.kind = kind, .maxlen = -1, .nbase = w->nnodes};
   switch (kind) {
   case K_LIST:
     f.n = PyList_GET_SIZE(o);
@@ -465,7 +478,8 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     PyObject **vals = w->vals + w->nvals;
     while (j < n && PyDict_Next(o, &pos, &k, &v)) {
       kbuf[j] = k;
-      vals[j++] = v; /* borrowed while no user code runs (pin_all) */
+      vals[j++] = v;            /* borrowed while no user code runs (pin_all) */
+      __builtin_prefetch(v, 1); /* its type is read and its count written soon */
     }
     f.vbase = w->nvals;
     f.n = j;
@@ -629,9 +643,9 @@ static int visit_body(walk *w, PyObject *o, int *held) {
   PyObject *reg = NULL;
   int kind;
   if (tp == &PyList_Type)
-    kind = K_LIST;
+    return push_seq(w, o, K_LIST, PyList_GET_SIZE(o));
   else if (tp == &PyTuple_Type)
-    kind = K_TUPLE;
+    return push_seq(w, o, K_TUPLE, PyTuple_GET_SIZE(o));
   else if (tp == &PyDict_Type)
     kind = K_DICT;
   else if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type || tp == &PyBool_Type)
