@@ -3,7 +3,8 @@
 
     make bench-python                      # the full run (~10-15 minutes), its own venv
     PYTHONPATH=build-pybench/python .venv-bench/bin/python bench/python/bench.py \\
-        [--quick] [--only W3,W5] [--engines grove,optree] [--json-out FILE] [--no-rss]
+        [--quick] [--only W3,W5] [--ops unflatten,map] [--engines grove,optree]
+        [--json-out FILE] [--no-rss]
 
 Workloads (docs/benchmarks.md): W1 seed, W2 wide, W3 params, W4 deep (500), W5 big
 (10,000 dicts of 100 shuffled keys), W5s (W5 sorted), W6 train state (numpy leaves,
@@ -430,6 +431,8 @@ def main(argv=None):
     ap.add_argument('--quick', action='store_true',
                     help='tiny sizes and counts (seconds): a smoke test, not a measurement')
     ap.add_argument('--only', help='workloads, comma-separated (W1..W7, W5s)')
+    ap.add_argument('--ops', help='operations whose name contains one of these words, '
+                    'comma-separated (e.g. unflatten,map); keras and canonicalize rows included')
     ap.add_argument('--engines', help='comma-separated: ' + ','.join(CORE + ['keras']))
     ap.add_argument('--json-out', default='bench-python-results.json')
     ap.add_argument('--no-rss', action='store_true', help='skip the W7 peak-RSS children')
@@ -455,6 +458,11 @@ def main(argv=None):
     for w in wanted_wl:
         if w not in WORKLOADS:
             ap.error(f'unknown workload {w}')
+    words = args.ops.split(',') if args.ops else None
+
+    def want_op(op):
+        return words is None or any(w in op for w in words)
+
     rounds = args.rounds or (3 if args.quick else 7)
     timer = Timer((args.sample_ms or (1 if args.quick else 40)) / 1000, rounds)
 
@@ -516,6 +524,8 @@ def main(argv=None):
         print(f'bench: {wl} ({leaves} leaves) ...', file=sys.stderr, flush=True)
         opsets = {e.name: e.ops(tree, other) for e in engines}
         for op in opsets['grove']:
+            if not want_op(op):
+                continue
             cases = {}
             for e in engines:
                 c = opsets[e.name][op]
@@ -527,6 +537,8 @@ def main(argv=None):
         if keras:
             kops = keras.ops(tree, other)
             for op, (stmt, ns) in kops.items():
+                if not want_op(op):
+                    continue
                 cases = {}
                 for which in ('default', 'grove'):
                     # the implementation is switched in `before` (outside the timing)
@@ -534,7 +546,7 @@ def main(argv=None):
                 samples, number = timer.run(cases)
                 record('keras', wl, op, leaves, samples, number)
             keras.use('default')
-            if keras.dict_to_ordered_dict:
+            if keras.dict_to_ordered_dict and want_op('canonicalize'):
                 cases = {'grove.canonicalize': ('f(t)', {'f': grove.canonicalize, 't': tree}, None),
                          'keras torch _dict_to_ordered_dict':
                              ('f(t)', {'f': keras.dict_to_ordered_dict, 't': tree}, None)}
@@ -552,6 +564,8 @@ def main(argv=None):
             check_leaves('W7', engines, keras, tree[i], f'W7[{i}]')
         gc.collect()
         for op in ('tree_flatten', 'tree_leaves'):
+            if not want_op(op):
+                continue
             cases = {}
             for e in engines:
                 before = fresh_generation if e.name == 'grove' else None

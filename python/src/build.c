@@ -162,6 +162,10 @@ typedef struct builder {
     const gv_node *ks;
     PyObject *keys, *tm;
   } dc[DC_SLOTS];
+  struct tcache { /* sorted keysets -> their template (dict_fill) */
+    const gv_node *tw;
+    PyObject *tm;
+  } tc[DC_SLOTS];
   /* small trees need no allocation */
   bframe fr_inl[16];
   PyObject *v_inl[64];
@@ -255,37 +259,59 @@ static void frame_setup(bframe *f, const gv_node *n, Py_ssize_t vbase) {
   f->vbase = vbase;
 }
 
+/* The template of keyset node tn: a dict of its keys in its insertion order,
+ * values None (borrowed from the generation's map, made on first use).
+ * Copying it costs no hashing, no probing for free slots and no resizing.
+ * The key objects are keys_of(ksn): tn is ksn itself (perm NULL) or its
+ * sorted twin (the r-th key of tn is ksn's key perm[r]). */
+static PyObject *dict_template(builder *b, const gv_node *ksn, const gv_node *tn,
+                               const uint32_t *perm, size_t arity) {
+  PyObject *tm = pm_get(&b->g->tmpl, tn);
+  if (tm) return tm;
+  PyObject *keys = keys_of(b->st, b->g, ksn);
+  if (!keys) return NULL;
+  tm = PyDict_New(); /* (3.11's presized dicts get no str-keys table) */
+  for (size_t i = 0; tm && i < arity; i++)
+    if (PyDict_SetItem(tm, PyTuple_GET_ITEM(keys, (Py_ssize_t)(perm ? perm[i] : i)), Py_None) < 0)
+      Py_CLEAR(tm);
+  if (!tm) return NULL;
+  int r = pm_put(&b->g->tmpl, tn, tm);
+  Py_DECREF(tm); /* the map holds it */
+  if (r < 0) return PyErr_NoMemory();
+  return tm;
+}
+
 static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject *const *vals, size_t arity,
                                 int kind) {
   gstate *st = b->st;
   const gv_node *ksn = GV__CONT(n)->meta;
+  const uint32_t *perm = kind != K_ODICT ? GV__CONT(ksn)->perm : NULL;
+  PyObject *d;
+  if (dict_fill_works && kind == K_DICT && arity && !(ksn->aux16 & GV__KS_HOST)) {
+    /* a copy of the template of the keys in sorted order, which every dict
+     * of the same keys shares whatever its order, reordered and filled in
+     * place (dict_fill) */
+    const gv_node *tw = perm ? GV__CONT(ksn)->meta : ksn;
+    if (tw) {
+      struct tcache *t = &b->tc[((uintptr_t)tw >> 6) & (DC_SLOTS - 1)];
+      if (t->tw != tw) {
+        if (!(t->tm = dict_template(b, ksn, tw, perm, arity))) {
+          t->tw = NULL;
+          return NULL;
+        }
+        t->tw = tw;
+      }
+      if (!(d = PyDict_Copy(t->tm)) || dict_fill(d, t->tm, vals, perm, (Py_ssize_t)arity)) return d;
+      Py_DECREF(d);
+    }
+  }
   struct dcache *c = &b->dc[((uintptr_t)ksn >> 6) & (DC_SLOTS - 1)];
   int big = kind == K_DICT && arity > SMALL_DICT;
   if (c->ks != ksn) {
     c->ks = ksn;
     c->keys = c->tm = NULL;
   }
-  if (big && !c->tm) {
-    /* big dicts: a template of the keys (cloning its table costs no hashing,
-     * no probing for free slots, no resizing) */
-    PyObject *tm = pm_get(&b->g->tmpl, ksn);
-    if (!tm) {
-      PyObject *keys = keys_of(st, b->g, ksn);
-      if (!keys) return NULL;
-      tm = PyDict_New(); /* (3.11's presized dicts get no str-keys table) */
-      for (size_t i = 0; tm && i < arity; i++)
-        if (PyDict_SetItem(tm, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), Py_None) < 0) Py_CLEAR(tm);
-      if (!tm) return NULL;
-      int r = pm_put(&b->g->tmpl, ksn, tm);
-      Py_DECREF(tm); /* the map holds it */
-      if (r < 0) return PyErr_NoMemory();
-    }
-    c->tm = tm;
-  } else if (!big && !c->keys) {
-    if (!(c->keys = keys_of(st, b->g, ksn))) return NULL;
-  }
-  PyObject *d;
-  const uint32_t *perm = kind != K_ODICT ? GV__CONT(ksn)->perm : NULL;
+  if (big && !c->tm && !(c->tm = dict_template(b, ksn, ksn, NULL, arity))) return NULL;
   PyObject *const *ins = vals; /* values in insertion order */
   if (perm) {
     if ((Py_ssize_t)arity > b->ctmp) {
@@ -297,26 +323,16 @@ static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject *const *v
       b->tmp[perm[r]] = vals[r];
     ins = b->tmp;
   }
+  if (!c->keys && !(c->keys = keys_of(st, b->g, ksn))) return NULL;
+  PyObject *const *kv = &PyTuple_GET_ITEM(c->keys, 0);
   if (big) {
     /* the values in insertion order: the lookups walk the copied table in
-     * order, and leaves made in that order sit in memory in that order. The
-     * keys come from the copy itself (setting a present key's value changes
-     * no key, which PyDict_Next allows). */
+     * order, and leaves made in that order sit in memory in that order */
     d = PyDict_Copy(c->tm);
-    if (!d) return NULL;
-    if (!c->keys && !(c->keys = keys_of(st, b->g, ksn))) {
-      Py_DECREF(d);
-      return NULL;
-    }
-    PyObject *const *kv = &PyTuple_GET_ITEM(c->keys, 0);
-    for (size_t i = 0; i < arity; i++)
-      if (PyDict_SetItem(d, kv[i], ins[i]) < 0) {
-        Py_DECREF(d);
-        return NULL;
-      }
+    for (size_t i = 0; d && i < arity; i++)
+      if (PyDict_SetItem(d, kv[i], ins[i]) < 0) Py_CLEAR(d);
     return d;
   }
-  PyObject *const *kv = &PyTuple_GET_ITEM(c->keys, 0);
   if (kind == K_DICT) {
     d = PyDict_New();
     for (size_t i = 0; d && i < arity; i++)

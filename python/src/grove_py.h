@@ -218,6 +218,16 @@ static inline PyObject *tuple_from(PyObject *const *v, Py_ssize_t n) {
 int keras_init(PyObject *m, gstate *st);
 void keras_clear(gstate *st);
 
+/* ---- dictfill.c ---- */
+/* d: a dict just made by PyDict_Copy(tm), tm a template whose n keys were
+ * inserted in order with the value None. Sets d's values to vals[0..n) and,
+ * with perm (a permutation of 0..n), reorders d: the r-th key of tm and
+ * vals[r] become d's entry perm[r] (its insertion order). 1 done; 0 not done
+ * (this CPython's dict layout is not known here, or d is not such a copy),
+ * d unchanged. Never fails. */
+int dict_fill(PyObject *d, PyObject *tm, PyObject *const *vals, const uint32_t *perm, Py_ssize_t n);
+extern const int dict_fill_works; /* 1 where dict_fill can do its work */
+
 /* Python-level errors for grove statuses. */
 PyObject *raise_gv(gv_status s, const gv_error *e);
 
