@@ -54,7 +54,13 @@ static inline int needs_tracking(PyObject *v) {
       Py_ssize_t at = perm ? (Py_ssize_t)perm[r] : r;                                              \
       if (r + PREFETCH < n) __builtin_prefetch(vals[r + PREFETCH], 1);                             \
       HASH;                                                                                        \
-      e[at].me_key = te[r].me_key;                                                                 \
+      PyObject *key = te[r].me_key;                                                                \
+      if (keys && keys[r] != key) { /* an equal key (the same hash): the caller's object */        \
+        Py_INCREF(keys[r]);                                                                        \
+        Py_DECREF(key); /* (the template still holds it) */                                        \
+        key = keys[r];                                                                             \
+      }                                                                                            \
+      e[at].me_key = key;                                                                          \
       Py_INCREF(vals[r]);                                                                          \
       e[at].me_value = vals[r];                                                                    \
       track |= needs_tracking(vals[r]);                                                            \
@@ -63,8 +69,8 @@ static inline int needs_tracking(PyObject *v) {
 
 const int dict_fill_works = 1;
 
-int dict_fill(PyObject *d, PyObject *tm, PyObject *const *vals, const uint32_t *perm,
-              Py_ssize_t n) {
+int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const *vals,
+              const uint32_t *perm, Py_ssize_t n) {
   PyDictObject *mp = (PyDictObject *)d, *tp = (PyDictObject *)tm;
   PyDictKeysObject *k = mp->ma_keys, *tk = tp->ma_keys;
   /* combined tables of the same shape whose n entries are the n keys (no
@@ -104,14 +110,46 @@ int dict_fill(PyObject *d, PyObject *tm, PyObject *const *vals, const uint32_t *
   return 1;
 }
 
+Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
+  PyDictObject *mp = (PyDictObject *)d;
+  PyDictKeysObject *k = mp->ma_keys;
+  if (mp->ma_values || mp->ma_used != n || k->dk_kind == DICT_KEYS_SPLIT) return -1;
+  Py_ssize_t j = 0, ne = k->dk_nentries;
+  if (DK_IS_UNICODE(k)) {
+    const PyDictUnicodeEntry *e = DK_UNICODE_ENTRIES(k);
+    for (Py_ssize_t i = 0; i < ne && j < n; i++)
+      if (e[i].me_value) {
+        keys[j] = e[i].me_key;
+        vals[j++] = e[i].me_value;
+      }
+  } else {
+    const PyDictKeyEntry *e = DK_ENTRIES(k);
+    for (Py_ssize_t i = 0; i < ne && j < n; i++)
+      if (e[i].me_value) {
+        keys[j] = e[i].me_key;
+        vals[j++] = e[i].me_value;
+      }
+  }
+  return j;
+}
+
 #else
 
 const int dict_fill_works = 0;
 
-int dict_fill(PyObject *d, PyObject *tm, PyObject *const *vals, const uint32_t *perm,
-              Py_ssize_t n) {
+Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
+  (void)d;
+  (void)keys;
+  (void)vals;
+  (void)n;
+  return -1;
+}
+
+int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const *vals,
+              const uint32_t *perm, Py_ssize_t n) {
   (void)d;
   (void)tm;
+  (void)keys;
   (void)vals;
   (void)perm;
   (void)n;

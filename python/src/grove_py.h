@@ -198,6 +198,8 @@ int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const
 int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_args *fa);
 const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, Py_ssize_t n,
                             int *oom);
+const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
+                             int *refused);
 PyObject *py_spec_refs(PyObject *m, PyObject *arg);
 PyObject *py_spec_from_wire(PyObject *m, PyObject *args);
 PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
@@ -222,10 +224,17 @@ void keras_clear(gstate *st);
 /* d: a dict just made by PyDict_Copy(tm), tm a template whose n keys were
  * inserted in order with the value None. Sets d's values to vals[0..n) and,
  * with perm (a permutation of 0..n), reorders d: the r-th key of tm and
- * vals[r] become d's entry perm[r] (its insertion order). 1 done; 0 not done
+ * vals[r] become d's entry perm[r] (its insertion order). With keys, keys[r]
+ * (equal to tm's r-th key) is put in place of that key. 1 done; 0 not done
  * (this CPython's dict layout is not known here, or d is not such a copy),
- * d unchanged. Never fails. */
-int dict_fill(PyObject *d, PyObject *tm, PyObject *const *vals, const uint32_t *perm, Py_ssize_t n);
+ * d unchanged. Never fails and runs no Python code. */
+int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const *vals,
+              const uint32_t *perm, Py_ssize_t n);
+/* The keys and values of dict d (n = len(d)) in insertion order, borrowed,
+ * read straight from its table: the count written, or -1 where this CPython's
+ * layout is not known here or d's table is not a combined one (then use
+ * PyDict_Next). Runs no Python code. */
+Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n);
 extern const int dict_fill_works; /* 1 where dict_fill can do its work */
 
 /* Python-level errors for grove statuses. */

@@ -40,6 +40,8 @@ typedef struct walk {
   PyObject *nsdict;
   int spec, oom;
   int pinned;       /* dict values are held (owned) from now on: user code may run */
+  int nocode;       /* run no Python code: a keyset that needs the host's order is refused */
+  int refused;      /* ... and was */
   int found_custom; /* a registered class was met: the spec keeps the namespace (as optree) */
   frame *fr;
   Py_ssize_t nfr, cfr;
@@ -297,6 +299,10 @@ static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, i
   if (!host) {
     s = gv_keyset(w->a, kn, (size_t)n, &ks, &e);
   } else {
+    if (w->nocode && !odict) {
+      w->refused = 1;
+      goto out;
+    }
     if (odict) {
       for (Py_ssize_t i = 0; i < n; i++)
         order[i] = (uint32_t)i;
@@ -475,12 +481,17 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
       goto fail;
     }
     PyObject *k, *v;
-    PyObject **vals = w->vals + w->nvals;
-    while (j < n && PyDict_Next(o, &pos, &k, &v)) {
-      kbuf[j] = k;
-      vals[j++] = v;            /* borrowed while no user code runs (pin_all) */
-      __builtin_prefetch(v, 1); /* its type is read and its count written soon */
+    PyObject **vals = w->vals + w->nvals; /* borrowed while no user code runs (pin_all) */
+    j = dict_items(o, kbuf, vals, n);
+    if (j < 0) {
+      j = 0;
+      while (j < n && PyDict_Next(o, &pos, &k, &v)) {
+        kbuf[j] = k;
+        vals[j++] = v;
+      }
     }
+    for (Py_ssize_t q = 0; q < j; q++)
+      __builtin_prefetch(vals[q], 1); /* their types are read and counts written soon */
     f.vbase = w->nvals;
     f.n = j;
     w->nvals += j;
@@ -888,4 +899,36 @@ const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, P
   }
   PyErr_SetString(PyExc_MemoryError, "grove: a dict's keys do not fit in the memory limit");
   return NULL;
+}
+
+/* For canonicalize's fast pass: the keyset of a dict's keys[0..n) in
+ * generation g, made without running Python code. NULL with *refused = 1 and
+ * no exception when that cannot be done (a key of another type than the
+ * built-in scalars, a key order the host must give, g full); NULL with an
+ * exception on an error. */
+const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
+                             int *refused) {
+  walk w;
+  memset(&w, 0, offsetof(walk, fr_inl));
+  w.st = st;
+  w.g = g;
+  w.a = g->a;
+  w.nocode = 1;
+  uint64_t h = 0;
+  const gv_node *ks = keyset_cached(&w, keys, n, 0, &h);
+  if (ks) return ks;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyTypeObject *tp = Py_TYPE(keys[i]);
+    if (tp != &PyUnicode_Type && tp != &PyLong_Type && tp != &PyFloat_Type && tp != &PyBool_Type &&
+        tp != &PyBytes_Type && keys[i] != Py_None) {
+      *refused = 1;
+      return NULL;
+    }
+  }
+  ks = keyset_for(&w, keys, n, 0, h);
+  if (!ks && (w.oom || w.refused)) {
+    PyErr_Clear();
+    *refused = 1;
+  }
+  return ks;
 }

@@ -5,6 +5,7 @@ rebuilt dict must be an ordinary, consistent dict in the original insertion
 order, hold exactly the references it should, and be tracked by the cycle
 collector exactly when CPython would track it."""
 
+import collections
 import gc
 import random
 import sys
@@ -139,3 +140,113 @@ def test_templates_do_not_hold_leaves():
     out = grove.tree_unflatten(spec, vals)
     del out, vals
     assert all(r() is None for r in refs)
+
+
+# ---------------------------------------------------------------------------
+# canonicalize: the fast pass (lists, tuples, dicts of built-in scalar keys)
+# and the general pass it hands over to
+# ---------------------------------------------------------------------------
+
+def ref_key_order(keys):
+    try:
+        return sorted(keys)
+    except TypeError:
+        return sorted(keys, key=lambda k: (type(k).__module__ + '.' + type(k).__qualname__, k))
+
+
+def ref_canon(t):
+    if type(t) is dict:
+        return {k: ref_canon(t[k]) for k in ref_key_order(t)}
+    if type(t) is list:
+        return [ref_canon(x) for x in t]
+    if type(t) is tuple:
+        return tuple(ref_canon(x) for x in t)
+    return t
+
+
+def same_shape_and_order(a, b):
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return list(a) == list(b) and all(same_shape_and_order(a[k], b[k]) for k in a)
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(same_shape_and_order(x, y) for x, y in zip(a, b))
+    return a is b
+
+
+class Opaque:
+    pass
+
+
+@pytest.mark.parametrize('seed', range(4))
+def test_canonicalize_fast_pass(seed):
+    rnd = random.Random(seed)
+    keys = [f'c{i:03d}' for i in range(120)]
+    tree = [shuffled_dict(keys[:rnd.randrange(1, 120)], s) for s in range(30)]
+    tree += [dict.fromkeys(keys[:50], 1.5), ({'b': [1, {'z': 2, 'y': (3,)}], 'a': None},),
+             {1: 'x', 0: b'y', 2.5: True}, [], (), {}]
+    if seed % 2:
+        tree = tuple(tree)
+    out, changed = grove.canonicalize(tree)
+    assert changed
+    assert same_shape_and_order(out, ref_canon(tree))
+    # keys are the caller's objects
+    for d_out, d_in in zip(out, tree):
+        if type(d_in) is dict:
+            ins = {k: k for k in d_in}
+            assert all(k is ins[k] for k in d_out)
+    # unchanged subtrees are the very same objects
+    assert out[30] is tree[30] and out[-1] is tree[-1] and out[-3] is tree[-3]
+    again, changed2 = grove.canonicalize(out)
+    assert again is out and changed2 is False
+
+
+def test_canonicalize_keeps_gc_state():
+    t = [{'b': 1, 'a': 2}]
+    assert gc.isenabled()
+    grove.canonicalize(t)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        grove.canonicalize(t)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize('odd', [
+    collections.OrderedDict([('b', 1), ('a', 2)]),
+    collections.defaultdict(list, {'b': 1, 'a': 2}),
+    collections.deque([{'b': 1, 'a': 2}]),
+    ('tuple', 'key'),
+    'opaque',
+    'deep',
+])
+def test_canonicalize_hands_over_to_the_general_pass(odd):
+    if odd == 'opaque':
+        odd = Opaque()  # a class not classified yet, then classified (a leaf)
+    if odd == 'deep':
+        odd = {'b': 0, 'a': 1}
+        for _ in range(600):
+            odd = [odd]
+    if odd == ('tuple', 'key'):
+        odd = {('b', 1): 1, ('a', 2): 2}  # keys the host orders
+    for _ in range(2):
+        tree = [{'y': odd, 'x': [{'q': 1, 'p': 2}]}, {'n': 3}]
+        out, changed = grove.canonicalize(tree)
+        assert changed and list(out[0]) == ['x', 'y'] and list(out[0]['x'][0]) == ['p', 'q']
+        assert out[1] is tree[1]
+
+
+def test_canonicalize_reference_counts():
+    keys = [f'r{j:02d}' for j in range(40)]
+    tree = [shuffled_dict(keys, s, {k: object() for k in keys}) for s in range(5)]
+    tree.append({'s': [tree[0]], 'a': (1,)})
+    grove.canonicalize(tree)  # classifies `object` (the general pass)
+    grove.canonicalize(tree)  # makes the templates (the fast pass)
+    leaves = grove.tree_leaves(tree)
+    before = [sys.getrefcount(x) for x in leaves + keys]
+    for _ in range(20):
+        out, _ = grove.canonicalize(tree)
+        del out
+    assert [sys.getrefcount(x) for x in leaves + keys] == before
