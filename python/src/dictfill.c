@@ -110,6 +110,55 @@ int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const 
   return 1;
 }
 
+PyObject *dict_copy_fill(PyObject *orig, PyObject *const *keys, PyObject *const *vals,
+                         Py_ssize_t n) {
+  PyDictObject *op = (PyDictObject *)orig;
+  PyDictKeysObject *ok = op->ma_keys;
+  /* a compact combined table (PyDict_Copy clones it: no hashing, no compare)
+   * whose entries are keys[0..n), by identity */
+  if (!n || op->ma_values || op->ma_used != n || ok->dk_nentries != n ||
+      ok->dk_kind == DICT_KEYS_SPLIT)
+    return NULL;
+  if (DK_IS_UNICODE(ok)) {
+    const PyDictUnicodeEntry *e = DK_UNICODE_ENTRIES(ok);
+    for (Py_ssize_t i = 0; i < n; i++)
+      if (e[i].me_key != keys[i]) return NULL;
+  } else {
+    const PyDictKeyEntry *e = DK_ENTRIES(ok);
+    for (Py_ssize_t i = 0; i < n; i++)
+      if (e[i].me_key != keys[i]) return NULL;
+  }
+  PyObject *d = PyDict_Copy(orig);
+  if (!d) return NULL;
+  PyDictKeysObject *k = ((PyDictObject *)d)->ma_keys;
+  if (((PyDictObject *)d)->ma_values || k == ok || k->dk_refcnt != 1 || k->dk_nentries != n ||
+      k->dk_kind != ok->dk_kind) {
+    Py_DECREF(d);
+    return NULL;
+  }
+  int track = 0;
+  /* the copy's references to orig's values are dropped (orig holds them) */
+#define SWAP(E, ENTRIES)                                                                           \
+  do {                                                                                             \
+    E *e = ENTRIES(k);                                                                             \
+    for (Py_ssize_t i = 0; i < n; i++) {                                                           \
+      if (i + PREFETCH < n) __builtin_prefetch(vals[i + PREFETCH], 1);                             \
+      PyObject *old = e[i].me_value;                                                               \
+      Py_INCREF(vals[i]);                                                                          \
+      e[i].me_value = vals[i];                                                                     \
+      Py_DECREF(old);                                                                              \
+      track |= needs_tracking(vals[i]);                                                            \
+    }                                                                                              \
+  } while (0)
+  if (DK_IS_UNICODE(k))
+    SWAP(PyDictUnicodeEntry, DK_UNICODE_ENTRIES);
+  else
+    SWAP(PyDictKeyEntry, DK_ENTRIES);
+#undef SWAP
+  if (track && !PyObject_GC_IsTracked(d)) PyObject_GC_Track(d);
+  return d;
+}
+
 Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
   PyDictObject *mp = (PyDictObject *)d;
   PyDictKeysObject *k = mp->ma_keys;
@@ -136,6 +185,15 @@ Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t 
 #else
 
 const int dict_fill_works = 0;
+
+PyObject *dict_copy_fill(PyObject *orig, PyObject *const *keys, PyObject *const *vals,
+                         Py_ssize_t n) {
+  (void)orig;
+  (void)keys;
+  (void)vals;
+  (void)n;
+  return NULL;
+}
 
 Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
   (void)d;

@@ -64,13 +64,24 @@ void ps_del(pset *s, const void *p);
 void ps_free(pset *s);
 
 /* ---- generations (module.c) ---- */
+/* A direct-mapped memo of small sequence nodes: interning a list or tuple of
+ * at most two children is one probe here instead of hashing and the intern
+ * table (chains of singletons, pairs of leaves). Entries point into the
+ * generation's own arena, which never frees a node while it lives. */
+#define SMEMO_SLOTS 2048  /* 4-way buckets */
+#define SMEMO_DEPTHS 1024 /* then one slot per walk depth */
+typedef struct smemo {
+  const gv_node *k0, *k1, *node;
+  uintptr_t tag; /* kind * 4 + number of children; 0: empty slot */
+} smemo;
 typedef struct GenObject {
   PyObject_HEAD gv_arena *a;
   uint64_t serial;
-  ptrmap rev;       /* keyset -> tuple of key objects; type-name node -> object */
-  ptrmap tmpl;      /* keyset -> dict of its keys (values None): unflatten copies it */
-  keycache kc;      /* key objects (by identity) -> keyset */
-  PyObject *tnodes; /* dict: id(object) -> int(node): type names, factories */
+  ptrmap rev;         /* keyset -> tuple of key objects; type-name node -> object */
+  ptrmap tmpl;        /* keyset -> dict of its keys (values None): unflatten copies it */
+  keycache kc;        /* key objects (by identity) -> keyset */
+  PyObject *tnodes;   /* dict: id(object) -> int(node): type names, factories */
+  struct smemo *memo; /* lists and tuples of up to 2 children -> their node (walk.c) */
   const gv_node *none_node;
   size_t max_op_growth;          /* the most one operation added to the arena */
   struct GenObject *prev, *next; /* the live generations (module state's list) */
@@ -109,6 +120,8 @@ typedef struct gstate {
   PyObject *s_make, *s_asdict, *s_n_fields, *s_n_unnamed_fields;
   PyObject *empty_ns;   /* '' */
   struct kstate *keras; /* keras.c's own state */
+  void *frcache;        /* walk.c: a walk's grown frame stack, kept for the next walk */
+  Py_ssize_t frcache_cap;
 } gstate;
 
 gstate *state_of_module(PyObject *m);
@@ -230,6 +243,13 @@ void keras_clear(gstate *st);
  * d unchanged. Never fails and runs no Python code. */
 int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const *vals,
               const uint32_t *perm, Py_ssize_t n);
+/* A new dict with orig's keys and the values vals[0..n) (insertion order),
+ * when orig is an exact dict whose keys in insertion order are keys[0..n)
+ * (by identity) in a compact table; else NULL, with an exception only when
+ * memory ran out. Runs no Python code (the table is cloned, nothing hashed
+ * or compared). */
+PyObject *dict_copy_fill(PyObject *orig, PyObject *const *keys, PyObject *const *vals,
+                         Py_ssize_t n);
 /* The keys and values of dict d (n = len(d)) in insertion order, borrowed,
  * read straight from its table: the count written, or -1 where this CPython's
  * layout is not known here or d's table is not a combined one (then use

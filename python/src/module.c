@@ -45,6 +45,8 @@ static void gen_dealloc(PyObject *self) {
   pm_clear(&g->rev);
   pm_clear(&g->tmpl);
   kc_clear(&g->kc);
+  PyMem_Free(g->memo);
+  g->memo = NULL;
   Py_CLEAR(g->tnodes);
   gv_arena_free(g->a);
   g->a = NULL;
@@ -80,6 +82,7 @@ int new_gen(gstate *st) {
   memset(&g->rev, 0, sizeof g->rev);
   memset(&g->tmpl, 0, sizeof g->tmpl);
   memset(&g->kc, 0, sizeof g->kc);
+  g->memo = NULL;
   g->tnodes = PyDict_New();
   g->serial = ++st->serial;
   g->none_node = NULL;
@@ -791,6 +794,9 @@ static int module_clear(PyObject *m) {
   Py_CLEAR(st->spec_type);
   Py_CLEAR(st->gen_type);
   keras_clear(st);
+  PyMem_Free(st->frcache);
+  st->frcache = NULL;
+  st->frcache_cap = 0;
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #define MAX_WALK_DEPTH ((Py_ssize_t)1 << 24)
 #define INL_FR 24
 #define INL_N 96
+#define FRCACHE_MAX 4096 /* frames (512 KiB) */
 
 typedef struct frame {
   PyObject *obj;     /* owned */
@@ -688,11 +689,54 @@ static int finish(walk *w) {
     gv_status s;
     switch (f->kind) {
     case K_LIST:
-      s = gv__seq(w->a, GV_LIST, kids, n, NULL, &out, &e);
+    case K_TUPLE: {
+      unsigned kind = f->kind == K_LIST ? GV_LIST : GV_TUPLE;
+      smemo *m = NULL;
+      if (n <= 2) {
+        /* 4-way buckets: a tree's few hundred small nodes rarely evict each other */
+        const gv_node *k0 = n ? kids[0] : NULL, *k1 = n > 1 ? kids[1] : NULL;
+        uintptr_t tag = (uintptr_t)kind * 4 + n;
+        if (!w->g->memo) w->g->memo = PyMem_Calloc(SMEMO_SLOTS + SMEMO_DEPTHS, sizeof *w->g->memo);
+        smemo *dm = NULL;
+        if (w->g->memo && w->nfr <= SMEMO_DEPTHS) {
+          /* first the slot of this depth: a structure flattened again meets
+           * its nodes there in order (deep chains read it sequentially) */
+          dm = &w->g->memo[SMEMO_SLOTS + w->nfr - 1];
+          if (dm->tag == tag && dm->k0 == k0 && dm->k1 == k1) {
+            out = dm->node;
+            s = GV_OK;
+            break;
+          }
+        }
+        if (w->g->memo) {
+          uint64_t h = ((uint64_t)(uintptr_t)k0 * 0x9E3779B97F4A7C15u) ^
+                       ((uint64_t)(uintptr_t)k1 * 0xC2B2AE3D27D4EB4Fu) ^ tag;
+          smemo *b = &w->g->memo[((h ^ (h >> 29)) & (SMEMO_SLOTS / 4 - 1)) * 4];
+          int hit = 0;
+          for (int q = 0; q < 4; q++)
+            if (b[q].tag == tag && b[q].k0 == k0 && b[q].k1 == k1) {
+              out = b[q].node;
+              hit = 1;
+              break;
+            }
+          if (hit) {
+            if (dm) *dm = (smemo){k0, k1, out, tag};
+            s = GV_OK;
+            break;
+          }
+          memmove(b + 1, b, 3 * sizeof *b); /* the newest first, the oldest out */
+          m = b;
+        }
+      }
+      s = gv__seq(w->a, kind, kids, n, NULL, &out, &e);
+      if (s == GV_OK && m) {
+        *m = (smemo){n ? kids[0] : NULL, n > 1 ? kids[1] : NULL, out, (uintptr_t)kind * 4 + n};
+        if (w->nfr <= SMEMO_DEPTHS) w->g->memo[SMEMO_SLOTS + w->nfr - 1] = *m;
+      } else if (m) {
+        m->tag = 0;
+      }
       break;
-    case K_TUPLE:
-      s = gv__seq(w->a, GV_TUPLE, kids, n, NULL, &out, &e);
-      break;
+    }
     case K_DICT:
     case K_DDICT:
       if (f->perm) {
@@ -769,7 +813,16 @@ static void walk_free(walk *w) {
   }
   for (Py_ssize_t i = 0; i < w->nlv; i++)
     Py_DECREF(w->lv[i]);
-  if (w->fr != w->fr_inl) PyMem_Free(w->fr);
+  if (w->fr != w->fr_inl) {
+    /* a deep tree's frame stack is kept for the next walk (re-growing it
+     * from the inline frames costs copies on every call) */
+    if (!w->st->frcache && w->cfr <= FRCACHE_MAX) {
+      w->st->frcache = w->fr;
+      w->st->frcache_cap = w->cfr;
+    } else {
+      PyMem_Free(w->fr);
+    }
+  }
   if (w->lv != w->lv_inl) PyMem_Free(w->lv);
   if (w->nodes != w->nodes_inl) PyMem_Free(w->nodes);
   PyMem_Free(w->vals);
@@ -790,6 +843,11 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
   w.spec = spec != NULL;
   w.fr = w.fr_inl;
   w.cfr = INL_FR;
+  if (st->frcache) { /* (a nested walk, from a callback, finds none and uses its own) */
+    w.fr = st->frcache;
+    w.cfr = st->frcache_cap;
+    st->frcache = NULL;
+  }
   w.lv = w.lv_inl;
   w.clv = INL_N;
   w.nodes = w.nodes_inl;
