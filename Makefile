@@ -12,9 +12,12 @@ WERROR       := $(if $(CI),-DGROVE_WERROR=ON)
 PYTHON       ?= python3
 VENV         := .venv
 VENV_PY      := $(VENV)/bin/python
+# The Python benchmark's peers (optree, jax, torch, keras) live in a venv of their own.
+BENCH_VENV   := .venv-bench
+BENCH_PY     := $(BENCH_VENV)/bin/python
 
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
-        test-tsan fuzz bench format clean install
+        test-tsan fuzz bench bench-python format clean install
 
 all: build
 
@@ -101,6 +104,21 @@ bench: bench-deps
 	cmake --build build -j $(JOBS)
 	./build/bench/grove-bench $(BENCH_ARGS)
 
+# grove against optree, jax.tree_util, torch's pytrees and keras.tree (bench/python/bench.py):
+# the peers, pinned, in .venv-bench; the extension built for it in build-pybench.
+# BENCH_PYTHON_ARGS: e.g. --quick, --only W3, --engines grove,optree, --json-out FILE.
+$(BENCH_VENV)/.requirements: bench/python/requirements.txt
+	test -x $(BENCH_PY) || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_PY) -m pip install -q --disable-pip-version-check -r bench/python/requirements.txt
+	touch $@
+
+bench-python: test-deps $(BENCH_VENV)/.requirements
+	cmake -S . -B build-pybench -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
+	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
+	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(BENCH_PY))
+	cmake --build build-pybench -j $(JOBS)
+	PYTHONPATH=$(abspath build-pybench/python) $(BENCH_PY) bench/python/bench.py $(BENCH_PYTHON_ARGS)
+
 install: build
 	cmake --install build $(if $(PREFIX),--prefix $(PREFIX))
 
@@ -109,4 +127,4 @@ format:
 	  examples/*.c tests/package/*.c python/src/*.[ch]
 
 clean:
-	rm -rf build build-asan build-fuzz build-package build-py build-wheel build-tsan
+	rm -rf build build-asan build-fuzz build-package build-py build-wheel build-tsan build-pybench

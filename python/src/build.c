@@ -131,6 +131,9 @@ static int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, P
  * in traversal order.
  * ------------------------------------------------------------------------- */
 
+#define DC_SLOTS 8   /* the builder's keyset cache (a power of two) */
+#define SMALL_DICT 8 /* up to this many keys a dict is filled by plain inserts */
+
 typedef struct bframe {
   const gv_node *n;
   const gv_node *const *kids; /* n's children in insertion order */
@@ -153,6 +156,16 @@ typedef struct builder {
   PyObject *hold; /* once pinned: a tuple of the leaves (the caller's list may change) */
   PyObject **tmp;
   Py_ssize_t ctmp;
+  /* keysets met in this build: their key tuple and (big dicts) template,
+   * borrowed from the generation's maps (which only grow while it lives) */
+  struct dcache {
+    const gv_node *ks;
+    PyObject *keys, *tm;
+  } dc[DC_SLOTS];
+  struct tcache { /* sorted keysets -> their template (dict_fill) */
+    const gv_node *tw;
+    PyObject *tm;
+  } tc[DC_SLOTS];
   /* small trees need no allocation */
   bframe fr_inl[16];
   PyObject *v_inl[64];
@@ -232,7 +245,7 @@ static void release_vals(builder *b, Py_ssize_t base) {
 static int may_call_user(const gv_node *n) {
   unsigned k = gv_kind(n);
   if (k == GV_CUSTOM || k == GV_DDICT) return 1;
-  if (k == GV_DICT || k == GV_ODICT) return gv_keyset_host_ordered(gv_meta(n));
+  if (k == GV_DICT || k == GV_ODICT) return (GV__CONT(n)->meta->aux16 & GV__KS_HOST) != 0;
   return 0;
 }
 
@@ -246,52 +259,85 @@ static void frame_setup(bframe *f, const gv_node *n, Py_ssize_t vbase) {
   f->vbase = vbase;
 }
 
-static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject **vals, size_t arity,
+/* The template of keyset node tn: a dict of its keys in its insertion order,
+ * values None (borrowed from the generation's map, made on first use).
+ * Copying it costs no hashing, no probing for free slots and no resizing.
+ * The key objects are keys_of(ksn): tn is ksn itself (perm NULL) or its
+ * sorted twin (the r-th key of tn is ksn's key perm[r]). */
+static PyObject *dict_template(gstate *st, GenObject *g, const gv_node *ksn, const gv_node *tn,
+                               const uint32_t *perm, size_t arity) {
+  PyObject *tm = pm_get(&g->tmpl, tn);
+  if (tm) return tm;
+  PyObject *keys = keys_of(st, g, ksn);
+  if (!keys) return NULL;
+  tm = PyDict_New(); /* (3.11's presized dicts get no str-keys table) */
+  for (size_t i = 0; tm && i < arity; i++)
+    if (PyDict_SetItem(tm, PyTuple_GET_ITEM(keys, (Py_ssize_t)(perm ? perm[i] : i)), Py_None) < 0)
+      Py_CLEAR(tm);
+  if (!tm) return NULL;
+  int r = pm_put(&g->tmpl, tn, tm);
+  Py_DECREF(tm); /* the map holds it */
+  if (r < 0) return PyErr_NoMemory();
+  return tm;
+}
+
+static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject *const *vals, size_t arity,
                                 int kind) {
   gstate *st = b->st;
-  const gv__cont *ks = GV__CONT(GV__CONT(n)->meta);
-  PyObject *keys = keys_of(st, b->g, &ks->h);
-  if (!keys) return NULL;
-  PyObject **ins = vals;
-  if (kind != K_ODICT && ks->perm) {
+  const gv_node *ksn = GV__CONT(n)->meta;
+  const uint32_t *perm = kind != K_ODICT ? GV__CONT(ksn)->perm : NULL;
+  PyObject *d;
+  if (dict_fill_works && kind == K_DICT && arity && !(ksn->aux16 & GV__KS_HOST)) {
+    /* a copy of the template of the keys in sorted order, which every dict
+     * of the same keys shares whatever its order, reordered and filled in
+     * place (dict_fill) */
+    const gv_node *tw = perm ? GV__CONT(ksn)->meta : ksn;
+    if (tw) {
+      struct tcache *t = &b->tc[((uintptr_t)tw >> 6) & (DC_SLOTS - 1)];
+      if (t->tw != tw) {
+        if (!(t->tm = dict_template(st, b->g, ksn, tw, perm, arity))) {
+          t->tw = NULL;
+          return NULL;
+        }
+        t->tw = tw;
+      }
+      if (!(d = PyDict_Copy(t->tm)) || dict_fill(d, t->tm, NULL, vals, perm, (Py_ssize_t)arity))
+        return d;
+      Py_DECREF(d);
+    }
+  }
+  struct dcache *c = &b->dc[((uintptr_t)ksn >> 6) & (DC_SLOTS - 1)];
+  int big = kind == K_DICT && arity > SMALL_DICT;
+  if (c->ks != ksn) {
+    c->ks = ksn;
+    c->keys = c->tm = NULL;
+  }
+  if (big && !c->tm && !(c->tm = dict_template(st, b->g, ksn, ksn, NULL, arity))) return NULL;
+  PyObject *const *ins = vals; /* values in insertion order */
+  if (perm) {
     if ((Py_ssize_t)arity > b->ctmp) {
       size_t cap = (size_t)b->ctmp;
       if (bgrow((void **)&b->tmp, &cap, arity, sizeof *b->tmp) < 0) return NULL;
       b->ctmp = (Py_ssize_t)cap;
     }
     for (size_t r = 0; r < arity; r++)
-      b->tmp[ks->perm[r]] = vals[r];
+      b->tmp[perm[r]] = vals[r];
     ins = b->tmp;
   }
-  PyObject *d;
-  if (kind == K_DICT && arity <= 8) { /* small: plain inserts beat a table clone */
-    d = PyDict_New();
+  if (!c->keys && !(c->keys = keys_of(st, b->g, ksn))) return NULL;
+  PyObject *const *kv = &PyTuple_GET_ITEM(c->keys, 0);
+  if (big) {
+    /* the values in insertion order: the lookups walk the copied table in
+     * order, and leaves made in that order sit in memory in that order */
+    d = PyDict_Copy(c->tm);
     for (size_t i = 0; d && i < arity; i++)
-      if (PyDict_SetItem(d, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), ins[i]) < 0) Py_CLEAR(d);
+      if (PyDict_SetItem(d, kv[i], ins[i]) < 0) Py_CLEAR(d);
     return d;
   }
   if (kind == K_DICT) {
-    /* a copy of a template of the keys (a table clone, no hashing or
-     * probing for new slots), then the values in place */
-    PyObject *tm = pm_get(&b->g->tmpl, &ks->h);
-    if (!tm) {
-      tm = PyDict_New();
-      for (size_t i = 0; tm && i < arity; i++)
-        if (PyDict_SetItem(tm, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), Py_None) < 0) Py_CLEAR(tm);
-      if (!tm) return NULL;
-      if (pm_put(&b->g->tmpl, &ks->h, tm) < 0) {
-        Py_DECREF(tm);
-        return PyErr_NoMemory();
-      }
-      Py_DECREF(tm); /* the map holds it */
-    }
-    d = PyDict_Copy(tm);
-    if (!d) return NULL;
-    for (size_t i = 0; i < arity; i++)
-      if (PyDict_SetItem(d, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), ins[i]) < 0) {
-        Py_DECREF(d);
-        return NULL;
-      }
+    d = PyDict_New();
+    for (size_t i = 0; d && i < arity; i++)
+      if (PyDict_SetItem(d, kv[i], ins[i]) < 0) Py_CLEAR(d);
     return d;
   }
   if (kind == K_DDICT) {
@@ -303,7 +349,7 @@ static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject **vals, s
   }
   if (!d) return NULL;
   for (size_t i = 0; i < arity; i++)
-    if (PyObject_SetItem(d, PyTuple_GET_ITEM(keys, (Py_ssize_t)i), ins[i]) < 0) {
+    if (PyObject_SetItem(d, kv[i], ins[i]) < 0) {
       Py_DECREF(d);
       return NULL;
     }
@@ -311,7 +357,7 @@ static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject **vals, s
 }
 
 /* The container for frame top from its children's values (borrowed). */
-static PyObject *make_container(builder *b, const gv_node *n, PyObject **vals, size_t arity) {
+static PyObject *make_container(builder *b, const gv_node *n, PyObject *const *vals, size_t arity) {
   PyObject *cls = NULL, *reg = NULL;
   int kind = node_kind(b->st, b->g, n, b->ns, &cls, &reg);
   switch (kind) {
@@ -415,6 +461,15 @@ static PyObject *build_run(builder *b, const gv_node *root) {
       if (may_call_user(c) && pin_vals(b) < 0) goto fail;
       PyObject *o = make_container(b, c, NULL, 0);
       if (!o || push_val(b, o) < 0) goto fail;
+      continue;
+    }
+    if (GV__CONT(c)->depth == 1) { /* every child is a *: made straight from the leaves */
+      if (b->used + (Py_ssize_t)c->arity > b->nleaves) goto few;
+      if (may_call_user(c) && pin_vals(b) < 0) goto fail;
+      PyObject *o = make_container(b, c, b->leaves + b->used, c->arity);
+      if (!o) goto fail;
+      b->used += (Py_ssize_t)c->arity;
+      if (push_val(b, o) < 0) goto fail;
       continue;
     }
     if (b->nfr == b->cfr &&
@@ -854,6 +909,249 @@ static int canon_kind(gstate *st, PyObject *o) {
   return (k == K_NT || k == K_SS) ? k : K_LEAF;
 }
 
+/* The fast pass: lists, tuples and dicts of built-in scalar keys, over
+ * borrowed references. It runs no Python code (the cycle collector is off
+ * while it runs, no key compares or hashes in Python), so the tree cannot
+ * change under it; anything else (another container kind, a class not yet
+ * classified, keys the host must order, a full generation, a deep tree) makes
+ * it give up, and the general pass below does the work. Only the changed
+ * children of a container are kept (cchg), so an unchanged tree costs one
+ * read of each container and of each leaf's type. */
+#define CF_DEPTH 256
+
+typedef struct cfframe {
+  PyObject *obj; /* borrowed */
+  int kind;
+  Py_ssize_t n, i;
+  Py_ssize_t kvbase;    /* dict: its keys and values (insertion order) on the kv stacks */
+  const gv_node *ks;    /* dict: its keyset */
+  const uint32_t *perm; /* dict: sorted position -> insertion position, or NULL */
+  Py_ssize_t cbase;     /* its changed children on the cchg stack from here */
+} cfframe;
+
+typedef struct cfchg {
+  Py_ssize_t at; /* child position (traversal order) */
+  PyObject *obj; /* owned: the new child */
+} cfchg;
+
+typedef struct cfast {
+  gstate *st;
+  GenObject *g;
+  cfframe fr[CF_DEPTH];
+  Py_ssize_t nfr;
+  PyObject **kk, **vv; /* dict keys and values */
+  size_t nkv, ckv;
+  cfchg *ch;
+  size_t nch, cch;
+  PyObject **tmp; /* a rebuilt container's children */
+  size_t ctmp;
+} cfast;
+
+enum { CF_GIVE_UP = 100 };
+
+/* The kind of o for the fast pass: K_LEAF, K_LIST, K_TUPLE, K_DICT, or
+ * CF_GIVE_UP. */
+static int cf_kind(gstate *st, PyObject *o) {
+  PyTypeObject *tp = Py_TYPE(o);
+  if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type || o == Py_None ||
+      tp == &PyBool_Type || tp == &PyBytes_Type)
+    return K_LEAF;
+  if (tp == &PyList_Type) return K_LIST;
+  if (tp == &PyTuple_Type) return K_TUPLE;
+  if (tp == &PyDict_Type) return K_DICT;
+  if (Py_TYPE((PyObject *)tp) != &PyType_Type) return CF_GIVE_UP; /* a metaclass may hash */
+  PyObject *v = PyDict_GetItem(st->typecache, (PyObject *)tp);
+  if (!v) return CF_GIVE_UP;                /* not classified yet: the general pass does it */
+  if (!PyLong_CheckExact(v)) return K_LEAF; /* a registered class: left as it is */
+  return PyLong_AsLong(v) == K_LEAF ? K_LEAF : CF_GIVE_UP;
+}
+
+/* -1 error, 0 pushed, CF_GIVE_UP */
+static int cf_push(cfast *c, PyObject *o, int kind) {
+  if (c->nfr == CF_DEPTH) return CF_GIVE_UP;
+  cfframe *f = &c->fr[c->nfr];
+  f->obj = o;
+  f->kind = kind;
+  f->i = 0;
+  f->cbase = (Py_ssize_t)c->nch;
+  f->perm = NULL;
+  f->ks = NULL;
+  if (kind != K_DICT) {
+    f->n = kind == K_LIST ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
+    c->nfr++;
+    return 0;
+  }
+  Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, j = 0;
+  if (c->nkv + (size_t)n > c->ckv) {
+    size_t cap = c->ckv;
+    if (bgrow((void **)&c->kk, &cap, c->nkv + (size_t)n, sizeof *c->kk) < 0) return -1;
+    cap = c->ckv;
+    if (bgrow((void **)&c->vv, &cap, c->nkv + (size_t)n, sizeof *c->vv) < 0) return -1;
+    c->ckv = cap;
+  }
+  PyObject **kk = c->kk + c->nkv, **vv = c->vv + c->nkv, *k, *v;
+  j = dict_items(o, kk, vv, n);
+  if (j < 0) {
+    j = 0;
+    while (j < n && PyDict_Next(o, &pos, &k, &v)) {
+      kk[j] = k;
+      vv[j++] = v;
+    }
+  }
+  for (Py_ssize_t q = 0; q < j; q++)
+    __builtin_prefetch(vv[q], 0); /* their types are read soon */
+  int refused = 0;
+  const gv_node *ks = keyset_nocode(c->st, c->g, kk, j, &refused);
+  if (!ks) return refused ? CF_GIVE_UP : -1;
+  if (c->st->cur != c->g || (ks->aux16 & GV__KS_HOST)) return CF_GIVE_UP;
+  f->ks = ks;
+  f->perm = GV__CONT(ks)->perm;
+  f->n = j;
+  f->kvbase = (Py_ssize_t)c->nkv;
+  c->nkv += (size_t)j;
+  c->nfr++;
+  return 0;
+}
+
+/* The new container for frame f (a child changed or its keys' order does):
+ * its children in traversal order, the changed ones replaced (stolen from
+ * the cchg stack). NULL with an exception, or CF_GAVE_UP set. */
+static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
+  Py_ssize_t n = f->n;
+  if ((size_t)n > c->ctmp && bgrow((void **)&c->tmp, &c->ctmp, (size_t)n, sizeof *c->tmp) < 0)
+    return NULL;
+  PyObject **kids = c->tmp;
+  for (Py_ssize_t r = 0; r < n; r++) {
+    if (f->kind == K_LIST)
+      kids[r] = PyList_GET_ITEM(f->obj, r);
+    else if (f->kind == K_TUPLE)
+      kids[r] = PyTuple_GET_ITEM(f->obj, r);
+    else
+      kids[r] = c->vv[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[r] : r)];
+  }
+  for (size_t q = (size_t)f->cbase; q < c->nch; q++)
+    kids[c->ch[q].at] = c->ch[q].obj; /* borrowed from cchg until it is released */
+  PyObject *o = NULL;
+  if (f->kind == K_LIST) {
+    o = PyList_New(n);
+    for (Py_ssize_t r = 0; o && r < n; r++) {
+      Py_INCREF(kids[r]);
+      PyList_SET_ITEM(o, r, kids[r]);
+    }
+  } else if (f->kind == K_TUPLE) {
+    o = tuple_from(kids, n);
+  } else {
+    /* sorted keys, the caller's objects */
+    PyObject **keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *keys);
+    if (!keys) return PyErr_NoMemory();
+    for (Py_ssize_t r = 0; r < n; r++)
+      keys[r] = c->kk[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[r] : r)];
+    const gv_node *tw = f->perm ? GV__CONT(f->ks)->meta : f->ks;
+    if (dict_fill_works && tw && n) {
+      PyObject *tm = dict_template(c->st, c->g, f->ks, tw, f->perm, (size_t)n);
+      o = tm ? PyDict_Copy(tm) : NULL;
+      if (o && !dict_fill(o, tm, keys, kids, NULL, n)) Py_CLEAR(o);
+      if (!o && !PyErr_Occurred()) *give_up = 1;
+    } else {
+      /* built-in scalar keys (not host-ordered): no Python code runs */
+      o = _PyDict_NewPresized(n);
+      for (Py_ssize_t r = 0; o && r < n; r++)
+        if (PyDict_SetItem(o, keys[r], kids[r]) < 0) Py_CLEAR(o);
+    }
+    PyMem_Free(keys);
+    if (c->st->cur != c->g && o) { /* (a template filled the generation) */
+      Py_CLEAR(o);
+      *give_up = 1;
+    }
+  }
+  return o;
+}
+
+/* 1 done (*out, *changed), 0 gave up (nothing changed anywhere), -1 error. */
+static int canon_fast(gstate *st, PyObject *tree, int kind, PyObject **out, int *changed) {
+  cfast *c = PyMem_Malloc(sizeof *c);
+  if (!c) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  memset(c, 0, offsetof(cfast, fr));
+  c->nfr = 0;
+  c->kk = c->vv = NULL;
+  c->nkv = c->ckv = c->nch = c->cch = c->ctmp = 0;
+  c->ch = NULL;
+  c->tmp = NULL;
+  c->st = st;
+  int rc = -1;
+  int gc_was = PyGC_Disable();
+  c->g = cur_gen(st);
+  if (!c->g) goto done;
+  Py_INCREF(c->g);
+  int r = cf_push(c, tree, kind);
+  if (r != 0) {
+    rc = r == CF_GIVE_UP ? 0 : -1;
+    goto done;
+  }
+  while (c->nfr) {
+    cfframe *f = &c->fr[c->nfr - 1];
+    if (f->i == f->n) {
+      int ch = (Py_ssize_t)c->nch > f->cbase || f->perm;
+      PyObject *o = NULL;
+      if (ch) {
+        int give_up = 0;
+        o = cf_build(c, f, &give_up);
+        while ((Py_ssize_t)c->nch > f->cbase)
+          Py_DECREF(c->ch[--c->nch].obj);
+        if (!o) {
+          rc = give_up ? 0 : -1;
+          goto done;
+        }
+      }
+      if (f->kind == K_DICT) c->nkv = (size_t)f->kvbase;
+      c->nfr--;
+      if (!c->nfr) {
+        *out = ch ? o : (Py_INCREF(tree), tree);
+        *changed = ch;
+        rc = 1;
+        break;
+      }
+      if (ch) {
+        if (c->nch == c->cch && bgrow((void **)&c->ch, &c->cch, c->nch + 1, sizeof *c->ch) < 0) {
+          Py_DECREF(o);
+          goto done;
+        }
+        c->ch[c->nch++] = (cfchg){c->fr[c->nfr - 1].i - 1, o};
+      }
+      continue;
+    }
+    Py_ssize_t i = f->i++;
+    PyObject *x;
+    if (f->kind == K_LIST)
+      x = PyList_GET_ITEM(f->obj, i);
+    else if (f->kind == K_TUPLE)
+      x = PyTuple_GET_ITEM(f->obj, i);
+    else
+      x = c->vv[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[i] : i)];
+    int k = cf_kind(st, x);
+    if (k == K_LEAF) continue;
+    if (k == CF_GIVE_UP || (r = cf_push(c, x, k)) == CF_GIVE_UP) {
+      rc = 0;
+      goto done;
+    }
+    if (r < 0) goto done;
+  }
+done:
+  while (c->nch)
+    Py_DECREF(c->ch[--c->nch].obj);
+  Py_XDECREF(c->g);
+  PyMem_Free(c->kk);
+  PyMem_Free(c->vv);
+  PyMem_Free(c->ch);
+  PyMem_Free(c->tmp);
+  PyMem_Free(c);
+  if (gc_was) PyGC_Enable();
+  return rc;
+}
+
 PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   gstate *st = state_of_module(m);
   static const char *const names[] = {"tree", NULL};
@@ -869,6 +1167,12 @@ PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
   pset path = {NULL, 0, 0};
   int k = canon_kind(st, tree);
   if (k == K_LEAF) return Py_BuildValue("(OO)", tree, Py_False);
+  if (k == K_LIST || k == K_TUPLE || k == K_DICT) {
+    PyObject *fo = NULL;
+    int fch = 0, fr_ = canon_fast(st, tree, k, &fo, &fch);
+    if (fr_ < 0) return NULL;
+    if (fr_ > 0) return Py_BuildValue("(NO)", fo, fch ? Py_True : Py_False);
+  }
   PyObject *cur = tree;
   int cur_kind = k;
   /* push the root */

@@ -64,14 +64,26 @@ void ps_del(pset *s, const void *p);
 void ps_free(pset *s);
 
 /* ---- generations (module.c) ---- */
+/* A direct-mapped memo of small sequence nodes: interning a list or tuple of
+ * at most two children is one probe here instead of hashing and the intern
+ * table (chains of singletons, pairs of leaves). Entries point into the
+ * generation's own arena, which never frees a node while it lives. */
+#define SMEMO_SLOTS 2048  /* 4-way buckets */
+#define SMEMO_DEPTHS 1024 /* then one slot per walk depth */
+typedef struct smemo {
+  const gv_node *k0, *k1, *node;
+  uintptr_t tag; /* kind * 4 + number of children; 0: empty slot */
+} smemo;
 typedef struct GenObject {
   PyObject_HEAD gv_arena *a;
   uint64_t serial;
-  ptrmap rev;       /* keyset -> tuple of key objects; type-name node -> object */
-  ptrmap tmpl;      /* keyset -> dict of its keys (values None): unflatten copies it */
-  keycache kc;      /* key objects (by identity) -> keyset */
-  PyObject *tnodes; /* dict: id(object) -> int(node): type names, factories */
+  ptrmap rev;         /* keyset -> tuple of key objects; type-name node -> object */
+  ptrmap tmpl;        /* keyset -> dict of its keys (values None): unflatten copies it */
+  keycache kc;        /* key objects (by identity) -> keyset */
+  PyObject *tnodes;   /* dict: id(object) -> int(node): type names, factories */
+  struct smemo *memo; /* lists and tuples of up to 2 children -> their node (walk.c) */
   const gv_node *none_node;
+  size_t max_op_growth;          /* the most one operation added to the arena */
   struct GenObject *prev, *next; /* the live generations (module state's list) */
   struct gstate *st;
 } GenObject;
@@ -85,6 +97,15 @@ typedef struct gstate {
   size_t limit;
   uint64_t serial;
   uint64_t generations_made;
+  /* recycling (op_gen): a generation that nothing but the module holds, that
+   * grew in the last operations one after another and holds more than
+   * max(recycle_min, RECYCLE_FACTOR x its largest single operation), is
+   * dropped */
+  size_t recycle_min;
+  size_t op_used;       /* the current generation's bytes_used when the last operation began */
+  uint64_t op_serial;   /* ... and that generation's serial */
+  unsigned grow_streak; /* operations in a row that added to the arena */
+  uint64_t recycled;
   PyObject *nsreg;      /* dict: namespace -> dict: class -> (cls, flatten, unflatten, entry) */
   PyObject *typecache;  /* dict: type -> int kind (global namespace) or registration */
   PyObject *names;      /* dict: name -> object */
@@ -99,6 +120,8 @@ typedef struct gstate {
   PyObject *s_make, *s_asdict, *s_n_fields, *s_n_unnamed_fields;
   PyObject *empty_ns;   /* '' */
   struct kstate *keras; /* keras.c's own state */
+  void *frcache;        /* walk.c: a walk's grown frame stack, kept for the next walk */
+  Py_ssize_t frcache_cap;
 } gstate;
 
 gstate *state_of_module(PyObject *m);
@@ -121,6 +144,9 @@ enum {
 
 /* The current generation (made on first use). NULL with an exception set. */
 GenObject *cur_gen(gstate *st);
+/* The same at the start of an operation (a walk): first recycles a generation
+ * that only grows with structures nobody keeps (see gstate). */
+GenObject *op_gen(gstate *st);
 /* Start a new current generation (after GV_ENOMEM). 0 or -1 with an exception. */
 int new_gen(gstate *st);
 /* A handle (>= 1) for obj (equal objects share one); 0 with an exception. */
@@ -185,6 +211,8 @@ int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const
 int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_args *fa);
 const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, Py_ssize_t n,
                             int *oom);
+const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
+                             int *refused);
 PyObject *py_spec_refs(PyObject *m, PyObject *arg);
 PyObject *py_spec_from_wire(PyObject *m, PyObject *args);
 PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
@@ -204,6 +232,30 @@ static inline PyObject *tuple_from(PyObject *const *v, Py_ssize_t n) {
 /* Adds the keras_* functions to the module; its state goes in st->keras. */
 int keras_init(PyObject *m, gstate *st);
 void keras_clear(gstate *st);
+
+/* ---- dictfill.c ---- */
+/* d: a dict just made by PyDict_Copy(tm), tm a template whose n keys were
+ * inserted in order with the value None. Sets d's values to vals[0..n) and,
+ * with perm (a permutation of 0..n), reorders d: the r-th key of tm and
+ * vals[r] become d's entry perm[r] (its insertion order). With keys, keys[r]
+ * (equal to tm's r-th key) is put in place of that key. 1 done; 0 not done
+ * (this CPython's dict layout is not known here, or d is not such a copy),
+ * d unchanged. Never fails and runs no Python code. */
+int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const *vals,
+              const uint32_t *perm, Py_ssize_t n);
+/* A new dict with orig's keys and the values vals[0..n) (insertion order),
+ * when orig is an exact dict whose keys in insertion order are keys[0..n)
+ * (by identity) in a compact table; else NULL, with an exception only when
+ * memory ran out. Runs no Python code (the table is cloned, nothing hashed
+ * or compared). */
+PyObject *dict_copy_fill(PyObject *orig, PyObject *const *keys, PyObject *const *vals,
+                         Py_ssize_t n);
+/* The keys and values of dict d (n = len(d)) in insertion order, borrowed,
+ * read straight from its table: the count written, or -1 where this CPython's
+ * layout is not known here or d's table is not a combined one (then use
+ * PyDict_Next). Runs no Python code. */
+Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n);
+extern const int dict_fill_works; /* 1 where dict_fill can do its work */
 
 /* Python-level errors for grove statuses. */
 PyObject *raise_gv(gv_status s, const gv_error *e);

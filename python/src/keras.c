@@ -478,6 +478,11 @@ static PyObject *rebuild(kwalk *w, const knode *k, PyObject **vals, int as_tuple
       ins = w->tmp;
     }
     PyObject *d;
+    if (k->kind == K_DICT && k->obj && Py_IS_TYPE(k->obj, &PyDict_Type)) {
+      /* a clone of the dict it was made from, when that still has these keys */
+      if ((d = dict_copy_fill(k->obj, k->keys, ins, n))) return d;
+      if (PyErr_Occurred()) return NULL;
+    }
     if (k->kind == K_DICT)
       d = _PyDict_NewPresized(n);
     else if (k->kind == K_DDICT)

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #define DEFAULT_LIMIT ((size_t)64 << 20)
+#define RECYCLE_MIN ((size_t)32 << 10)
+#define RECYCLE_FACTOR 64
 
 gstate *state_of_module(PyObject *m) {
   return (gstate *)PyModule_GetState(m);
@@ -43,6 +45,8 @@ static void gen_dealloc(PyObject *self) {
   pm_clear(&g->rev);
   pm_clear(&g->tmpl);
   kc_clear(&g->kc);
+  PyMem_Free(g->memo);
+  g->memo = NULL;
   Py_CLEAR(g->tnodes);
   gv_arena_free(g->a);
   g->a = NULL;
@@ -56,6 +60,21 @@ static PyType_Slot gen_slots[] = {{Py_tp_dealloc, (void *)gen_dealloc},
 PyType_Spec gen_type_spec = {"grove._grove._Generation", sizeof(GenObject), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, gen_slots};
 
+/* Arenas allocate through the C library's malloc (PyMem_Raw*): a generation's
+ * chunks are few and big, and a recycled generation's memory goes straight
+ * back to the next one. (mimalloc, the library's default, keeps a page per
+ * size class: a few hundred KiB more resident for a small generation.) */
+static void *raw_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+  (void)ctx;
+  (void)old_size;
+  if (new_size == 0) {
+    PyMem_RawFree(ptr);
+    return NULL;
+  }
+  return PyMem_RawRealloc(ptr, new_size);
+}
+static const gv_allocator raw_alloc = {raw_realloc, NULL};
+
 int new_gen(gstate *st) {
   GenObject *g = PyObject_New(GenObject, st->gen_type);
   if (!g) return -1;
@@ -63,12 +82,14 @@ int new_gen(gstate *st) {
   memset(&g->rev, 0, sizeof g->rev);
   memset(&g->tmpl, 0, sizeof g->tmpl);
   memset(&g->kc, 0, sizeof g->kc);
+  g->memo = NULL;
   g->tnodes = PyDict_New();
   g->serial = ++st->serial;
   g->none_node = NULL;
+  g->max_op_growth = 0;
   g->prev = g->next = NULL;
   g->st = NULL;
-  gv_arena_config cfg = {.max_bytes = st->limit};
+  gv_arena_config cfg = {.max_bytes = st->limit, .alloc = &raw_alloc};
   if (!g->tnodes || gv_arena_new(&cfg, &g->a) != GV_OK) {
     Py_DECREF(g);
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_MemoryError, "grove: cannot make an arena");
@@ -94,6 +115,49 @@ int new_gen(gstate *st) {
 GenObject *cur_gen(gstate *st) {
   if (!st->cur && new_gen(st) < 0) return NULL;
   return st->cur;
+}
+
+static size_t gen_used(const GenObject *g) {
+  gv_stats s;
+  gv_arena_stats(g->a, &s);
+  return s.bytes_used;
+}
+
+/* A process that flattens structures it never sees again (each one new, none
+ * kept) would fill its generation up to the budget with nodes that nothing
+ * reuses. So, at the start of an operation: if the last operations each added
+ * to the current generation, no TreeSpec holds it (the module's is its only
+ * reference), and it holds more than max(RECYCLE_MIN, RECYCLE_FACTOR x the
+ * most any one operation added), it is dropped now (its memory freed) and a
+ * new one starts. A loop over the same structures adds nothing after its
+ * first round and is never recycled; structures that are used again survive
+ * a stream of RECYCLE_FACTOR times their size of one-off ones. */
+GenObject *op_gen(gstate *st) {
+  GenObject *g = st->cur;
+  if (g) {
+    size_t used = gen_used(g);
+    if (st->op_serial == g->serial) {
+      size_t grew = used > st->op_used ? used - st->op_used : 0;
+      if (grew) {
+        st->grow_streak++;
+        if (grew > g->max_op_growth) g->max_op_growth = grew;
+      } else {
+        st->grow_streak = 0;
+      }
+    }
+    size_t soft = g->max_op_growth * RECYCLE_FACTOR;
+    if (soft < st->recycle_min) soft = st->recycle_min;
+    if (st->grow_streak >= 2 && Py_REFCNT(g) == 1 && used > soft) {
+      Py_CLEAR(st->cur); /* frees it: nothing else holds it */
+      st->recycled++;
+      st->grow_streak = 0;
+    }
+  }
+  g = cur_gen(st);
+  if (!g) return NULL;
+  st->op_used = gen_used(g);
+  st->op_serial = g->serial;
+  return g;
 }
 
 /* ---------------------------------------------------------------------------
@@ -524,9 +588,10 @@ static PyObject *py_memory_stats(PyObject *m, PyObject *unused) {
   gv_stats cs;
   gv_arena_stats(g->a, &cs);
   return Py_BuildValue(
-      "{s:n,s:K,s:K,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:K,s:K}", "generations",
-      st->live_gens, "generation", (unsigned long long)g->serial, "generations_made",
-      (unsigned long long)st->generations_made, "limit", (Py_ssize_t)st->limit, "bytes_used",
+      "{s:n,s:K,s:K,s:K,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:K,s:K}",
+      "generations", st->live_gens, "generation", (unsigned long long)g->serial, "generations_made",
+      (unsigned long long)st->generations_made, "generations_recycled",
+      (unsigned long long)st->recycled, "limit", (Py_ssize_t)st->limit, "bytes_used",
       (Py_ssize_t)used, "bytes_reserved", (Py_ssize_t)reserved, "nodes", (Py_ssize_t)nodes,
       "current_bytes_used", (Py_ssize_t)cs.bytes_used, "current_bytes_reserved",
       (Py_ssize_t)cs.bytes_reserved, "current_nodes", (Py_ssize_t)cs.nodes, "keyset_cache_entries",
@@ -651,6 +716,7 @@ static int module_exec(PyObject *m) {
   gstate *st = state_of_module(m);
   memset(st, 0, sizeof *st);
   st->limit = DEFAULT_LIMIT;
+  st->recycle_min = RECYCLE_MIN;
   st->gen_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gen_type_spec, NULL);
   st->spec_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &spec_type_spec, NULL);
   if (!st->gen_type || !st->spec_type) return -1;
@@ -728,6 +794,9 @@ static int module_clear(PyObject *m) {
   Py_CLEAR(st->spec_type);
   Py_CLEAR(st->gen_type);
   keras_clear(st);
+  PyMem_Free(st->frcache);
+  st->frcache = NULL;
+  st->frcache_cap = 0;
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #define MAX_WALK_DEPTH ((Py_ssize_t)1 << 24)
 #define INL_FR 24
 #define INL_N 96
+#define FRCACHE_MAX 4096 /* frames (512 KiB) */
 
 typedef struct frame {
   PyObject *obj;     /* owned */
@@ -40,6 +41,8 @@ typedef struct walk {
   PyObject *nsdict;
   int spec, oom;
   int pinned;       /* dict values are held (owned) from now on: user code may run */
+  int nocode;       /* run no Python code: a keyset that needs the host's order is refused */
+  int refused;      /* ... and was */
   int found_custom; /* a registered class was met: the spec keeps the namespace (as optree) */
   frame *fr;
   Py_ssize_t nfr, cfr;
@@ -254,6 +257,7 @@ fail:
 }
 
 static void pin_all(walk *w);
+static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg);
 
 /* The cached keyset of a dict whose keys (insertion order) are keys[0..n), or
  * NULL (no error) on a miss. */
@@ -296,6 +300,10 @@ static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, i
   if (!host) {
     s = gv_keyset(w->a, kn, (size_t)n, &ks, &e);
   } else {
+    if (w->nocode && !odict) {
+      w->refused = 1;
+      goto out;
+    }
     if (odict) {
       for (Py_ssize_t i = 0; i < n; i++)
         order[i] = (uint32_t)i;
@@ -399,6 +407,22 @@ static int oom_or_raise(walk *w, gv_status s, const gv_error *e) {
   return -1;
 }
 
+/* A list or tuple frame (the common case, made in place). */
+static int push_seq(walk *w, PyObject *o, int kind, Py_ssize_t n) {
+  if (w->nfr >= CYCLE_DEPTH) return push_frame(w, o, kind, NULL);
+  if (GROW(w, fr, nfr, cfr, 1, w->fr_inl) < 0) return -1;
+  frame *f = &w->fr[w->nfr++];
+  Py_INCREF(o);
+  f->obj = o;
+  f->seq = f->entries = NULL;
+  f->n = n;
+  f->i = 0;
+  f->kind = kind;
+  f->in_path = f->pinned = 0;
+  f->nbase = w->nnodes;
+  return 0;
+}
+
 static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
   if (w->nfr >= MAX_WALK_DEPTH)
     return walk_err(w, PyExc_RecursionError, "the tree is nested deeper than %zd levels",
@@ -426,11 +450,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     }
     in_path = 1;
   }
-  frame f;
-  memset(&f, 0, sizeof f);
-  f.kind = kind;
-  f.maxlen = -1;
-  f.nbase = w->nnodes;
+  frame f = {.kind = kind, .maxlen = -1, .nbase = w->nnodes};
   switch (kind) {
   case K_LIST:
     f.n = PyList_GET_SIZE(o);
@@ -462,11 +482,17 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
       goto fail;
     }
     PyObject *k, *v;
-    PyObject **vals = w->vals + w->nvals;
-    while (j < n && PyDict_Next(o, &pos, &k, &v)) {
-      kbuf[j] = k;
-      vals[j++] = v; /* borrowed while no user code runs (pin_all) */
+    PyObject **vals = w->vals + w->nvals; /* borrowed while no user code runs (pin_all) */
+    j = dict_items(o, kbuf, vals, n);
+    if (j < 0) {
+      j = 0;
+      while (j < n && PyDict_Next(o, &pos, &k, &v)) {
+        kbuf[j] = k;
+        vals[j++] = v;
+      }
     }
+    for (Py_ssize_t q = 0; q < j; q++)
+      __builtin_prefetch(vals[q], 1); /* their types are read and counts written soon */
     f.vbase = w->nvals;
     f.n = j;
     w->nvals += j;
@@ -629,9 +655,9 @@ static int visit_body(walk *w, PyObject *o, int *held) {
   PyObject *reg = NULL;
   int kind;
   if (tp == &PyList_Type)
-    kind = K_LIST;
+    return push_seq(w, o, K_LIST, PyList_GET_SIZE(o));
   else if (tp == &PyTuple_Type)
-    kind = K_TUPLE;
+    return push_seq(w, o, K_TUPLE, PyTuple_GET_SIZE(o));
   else if (tp == &PyDict_Type)
     kind = K_DICT;
   else if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type || tp == &PyBool_Type)
@@ -663,11 +689,54 @@ static int finish(walk *w) {
     gv_status s;
     switch (f->kind) {
     case K_LIST:
-      s = gv__seq(w->a, GV_LIST, kids, n, NULL, &out, &e);
+    case K_TUPLE: {
+      unsigned kind = f->kind == K_LIST ? GV_LIST : GV_TUPLE;
+      smemo *m = NULL;
+      if (n <= 2) {
+        /* 4-way buckets: a tree's few hundred small nodes rarely evict each other */
+        const gv_node *k0 = n ? kids[0] : NULL, *k1 = n > 1 ? kids[1] : NULL;
+        uintptr_t tag = (uintptr_t)kind * 4 + n;
+        if (!w->g->memo) w->g->memo = PyMem_Calloc(SMEMO_SLOTS + SMEMO_DEPTHS, sizeof *w->g->memo);
+        smemo *dm = NULL;
+        if (w->g->memo && w->nfr <= SMEMO_DEPTHS) {
+          /* first the slot of this depth: a structure flattened again meets
+           * its nodes there in order (deep chains read it sequentially) */
+          dm = &w->g->memo[SMEMO_SLOTS + w->nfr - 1];
+          if (dm->tag == tag && dm->k0 == k0 && dm->k1 == k1) {
+            out = dm->node;
+            s = GV_OK;
+            break;
+          }
+        }
+        if (w->g->memo) {
+          uint64_t h = ((uint64_t)(uintptr_t)k0 * 0x9E3779B97F4A7C15u) ^
+                       ((uint64_t)(uintptr_t)k1 * 0xC2B2AE3D27D4EB4Fu) ^ tag;
+          smemo *b = &w->g->memo[((h ^ (h >> 29)) & (SMEMO_SLOTS / 4 - 1)) * 4];
+          int hit = 0;
+          for (int q = 0; q < 4; q++)
+            if (b[q].tag == tag && b[q].k0 == k0 && b[q].k1 == k1) {
+              out = b[q].node;
+              hit = 1;
+              break;
+            }
+          if (hit) {
+            if (dm) *dm = (smemo){k0, k1, out, tag};
+            s = GV_OK;
+            break;
+          }
+          memmove(b + 1, b, 3 * sizeof *b); /* the newest first, the oldest out */
+          m = b;
+        }
+      }
+      s = gv__seq(w->a, kind, kids, n, NULL, &out, &e);
+      if (s == GV_OK && m) {
+        *m = (smemo){n ? kids[0] : NULL, n > 1 ? kids[1] : NULL, out, (uintptr_t)kind * 4 + n};
+        if (w->nfr <= SMEMO_DEPTHS) w->g->memo[SMEMO_SLOTS + w->nfr - 1] = *m;
+      } else if (m) {
+        m->tag = 0;
+      }
       break;
-    case K_TUPLE:
-      s = gv__seq(w->a, GV_TUPLE, kids, n, NULL, &out, &e);
-      break;
+    }
     case K_DICT:
     case K_DDICT:
       if (f->perm) {
@@ -744,7 +813,16 @@ static void walk_free(walk *w) {
   }
   for (Py_ssize_t i = 0; i < w->nlv; i++)
     Py_DECREF(w->lv[i]);
-  if (w->fr != w->fr_inl) PyMem_Free(w->fr);
+  if (w->fr != w->fr_inl) {
+    /* a deep tree's frame stack is kept for the next walk (re-growing it
+     * from the inline frames costs copies on every call) */
+    if (!w->st->frcache && w->cfr <= FRCACHE_MAX) {
+      w->st->frcache = w->fr;
+      w->st->frcache_cap = w->cfr;
+    } else {
+      PyMem_Free(w->fr);
+    }
+  }
   if (w->lv != w->lv_inl) PyMem_Free(w->lv);
   if (w->nodes != w->nodes_inl) PyMem_Free(w->nodes);
   PyMem_Free(w->vals);
@@ -757,7 +835,7 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
   walk w;
   memset(&w, 0, offsetof(walk, fr_inl));
   w.st = st;
-  w.g = cur_gen(st);
+  w.g = op_gen(st);
   if (!w.g) return -1;
   Py_INCREF(w.g); /* the generation may be replaced by a callback; keep ours */
   w.a = w.g->a;
@@ -765,6 +843,11 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
   w.spec = spec != NULL;
   w.fr = w.fr_inl;
   w.cfr = INL_FR;
+  if (st->frcache) { /* (a nested walk, from a callback, finds none and uses its own) */
+    w.fr = st->frcache;
+    w.cfr = st->frcache_cap;
+    st->frcache = NULL;
+  }
   w.lv = w.lv_inl;
   w.clv = INL_N;
   w.nodes = w.nodes_inl;
@@ -874,4 +957,36 @@ const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, P
   }
   PyErr_SetString(PyExc_MemoryError, "grove: a dict's keys do not fit in the memory limit");
   return NULL;
+}
+
+/* For canonicalize's fast pass: the keyset of a dict's keys[0..n) in
+ * generation g, made without running Python code. NULL with *refused = 1 and
+ * no exception when that cannot be done (a key of another type than the
+ * built-in scalars, a key order the host must give, g full); NULL with an
+ * exception on an error. */
+const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
+                             int *refused) {
+  walk w;
+  memset(&w, 0, offsetof(walk, fr_inl));
+  w.st = st;
+  w.g = g;
+  w.a = g->a;
+  w.nocode = 1;
+  uint64_t h = 0;
+  const gv_node *ks = keyset_cached(&w, keys, n, 0, &h);
+  if (ks) return ks;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyTypeObject *tp = Py_TYPE(keys[i]);
+    if (tp != &PyUnicode_Type && tp != &PyLong_Type && tp != &PyFloat_Type && tp != &PyBool_Type &&
+        tp != &PyBytes_Type && keys[i] != Py_None) {
+      *refused = 1;
+      return NULL;
+    }
+  }
+  ks = keyset_for(&w, keys, n, 0, h);
+  if (!ks && (w.oom || w.refused)) {
+    PyErr_Clear();
+    *refused = 1;
+  }
+  return ks;
 }

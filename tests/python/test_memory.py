@@ -65,3 +65,54 @@ def test_one_structure_bigger_than_the_limit(limit_16mib):
 def test_set_memory_limit_rejects_tiny():
     with pytest.raises(ValueError):
         grove.set_memory_limit(10)
+
+
+# ---- recycling: a generation that only grows with structures nobody keeps ----
+
+
+def test_one_off_structures_are_recycled(limit_16mib):
+    """A stream of structures seen once, none kept: the generation is dropped and
+    restarted small, long before the budget."""
+    r0 = grove.memory_stats()['generations_recycled']
+    peak = 0
+    for i in range(20_000):
+        leaves, spec = grove.tree_flatten([{f'b{i}': j, f'a{i}': i} for j in range(i % 7 + 1)])
+        assert leaves[:2] == [i, 0]
+        del spec
+        peak = max(peak, grove.memory_stats()['current_bytes_used'])
+    st = grove.memory_stats()
+    assert st['generations_recycled'] - r0 > 10
+    assert peak < 1 << 20  # the budget is 16 MiB; a recycled generation stays near 32 KiB
+    assert st['generations'] == 1
+
+
+def test_a_kept_spec_keeps_its_generation(limit_16mib):
+    keep = [grove.tree_structure({f'x{i}': [i]}) for i in range(3)]
+    gen = grove.memory_stats()['generation']
+    for i in range(20_000):
+        grove.tree_flatten({f'k{i}': i, f'j{i}': [i]})
+    st = grove.memory_stats()
+    assert st['generation'] == gen  # never recycled while `keep` holds it
+    assert keep[1] == grove.tree_structure({'x1': [5]})
+    assert [s.num_leaves for s in keep] == [1, 1, 1]
+
+
+def test_reused_structures_are_not_recycled(limit_16mib):
+    """Structures flattened again and again add nothing: no recycling however
+    many times; a big one survives a stream of small one-offs between its uses."""
+    big = [{f'f{j:02d}': j for j in range(100)} for _ in range(50)]
+    small = [{'a': 1}, {'b': [2, 3]}]
+    for t in [big] + small:
+        grove.tree_flatten(t)
+    gen = grove.memory_stats()['generation']
+    for _ in range(2_000):
+        for t in small:
+            grove.tree_flatten(t)
+    assert grove.memory_stats()['generation'] == gen
+    nodes = grove.memory_stats()['current_nodes']
+    for i in range(200):
+        grove.tree_flatten(big)
+        grove.tree_flatten([{f'n{i}': 1}])
+        grove.tree_flatten([{f'm{i}': 2}])
+    st = grove.memory_stats()
+    assert st['generation'] == gen and st['current_nodes'] > nodes

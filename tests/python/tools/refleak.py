@@ -84,6 +84,18 @@ OPS = {
     'err_cycle': lambda: expect(RecursionError, lambda: grove.tree_leaves(CYCLE)),
     'err_func': lambda: expect(ZeroDivisionError, lambda: grove.tree_map(lambda x: 1 / 0, [1])),
 }
+# dicts rebuilt from templates (shuffled str keys, int keys) and canonicalize's fast pass
+DTREE = [{f'k{(i * 37) % 50}': [i, object()] for i in range(50)}, {3: 'c', 1: 'a', 2: 'b'},
+         ({'y': 1.5, 'x': (None, b'z')},)]
+DLEAVES, DSPEC = grove.tree_flatten(DTREE)
+DSORTED = grove.canonicalize(DTREE)[0]
+OPS.update({
+    'unflatten_dicts': lambda: grove.tree_unflatten(DSPEC, DLEAVES),
+    'map_dicts': lambda: grove.tree_map(lambda x: x, DTREE),
+    'canon_fast': lambda: grove.canonicalize(DTREE),
+    'canon_fast_same': lambda: grove.canonicalize(DSORTED),
+    'canon_give_up': lambda: grove.canonicalize([DTREE, collections.OrderedDict(b=1)]),
+})
 KTREE = TREE + [KBag([1, [2]]), {'s': (1, None, 2)}]
 KFLAT = gk.flatten(KTREE)
 OPS.update({
@@ -122,7 +134,8 @@ OPS.update({
 })
 
 
-PROBES = [TREE, LEAVES, SPEC, CYCLE, KTREE, KFLAT, KTREE[-2], KTREE[-1]['s'], False, True, None]
+PROBES = [TREE, LEAVES, SPEC, CYCLE, KTREE, KFLAT, KTREE[-2], KTREE[-1]['s'], DTREE, DLEAVES,
+          DSPEC, DSORTED, DTREE[0]['k0'][1], 'k0', False, True, None]
 
 
 def probe_counts():

@@ -1,0 +1,821 @@
+# SPDX-License-Identifier: MIT
+"""grove against the Python pytree engines, side by side in one process.
+
+    make bench-python                      # the full run (~10-15 minutes), its own venv
+    PYTHONPATH=build-pybench/python .venv-bench/bin/python bench/python/bench.py \\
+        [--quick] [--only W3,W5] [--ops unflatten,map] [--engines grove,optree]
+        [--json-out FILE] [--no-rss]
+
+Workloads (docs/benchmarks.md): W1 seed, W2 wide, W3 params, W4 deep (500), W5 big
+(10,000 dicts of 100 shuffled keys), W5s (W5 sorted), W6 train state (numpy leaves,
+namedtuples, an OrderedDict, None), W7 distinct (100,000 different structures, each
+flattened once).
+
+Engines: grove, optree, jax (jax.tree_util), torch (torch.utils._pytree), torch_cxx
+(torch.utils._cxx_pytree, over optree), keras (keras.tree with its default
+implementation, and with grove.keras installed). An engine that is not installed is
+skipped with a note. Every engine runs on the same tree objects.
+
+Method: every (workload, operation) is timed for all engines in interleaved rounds
+(the engine order rotates each round, which cancels drift on a shared machine); a
+sample is `timeit` over enough calls to take --sample-ms (at least one call), with
+the garbage collector off (as timeit does) and the previous call's result freed
+inside the timing, alike for every engine. Reported: the median over the rounds of
+microseconds per call, the spread (half the interquartile range), ns per leaf and the
+ratio peer/grove. Before timing, each engine's leaves are checked (by identity,
+in order) against a reference flattener for that engine's rule, and the run stops
+with an error if any differs: grove, optree, jax and keras order a dict by sorted
+key, torch's engines by insertion; keras and torch take None as a leaf.
+
+W7's peak RSS is measured per engine in a fresh interpreter that imports only that
+engine, builds W7, flattens W1 once (so one-time set-up is not counted), then
+flattens every structure of W7 once; reported: the peak RSS of the flatten phase (VmHWM, reset to the current RSS right before it through
+/proc/self/clear_refs) minus the RSS right before it (VmRSS), plus the process's
+ru_maxrss. No timing is asserted anywhere: numbers vary by machine and load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime
+import gc
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# ---------------------------------------------------------------------------
+# Workloads
+# ---------------------------------------------------------------------------
+
+
+def xorshift_perm(n, seed):
+    """The documented shuffle: Fisher-Yates driven by xorshift64, seeded from the
+    dict's index (x = seed * 0x9E3779B97F4A7C15 + 1, never 0)."""
+    x = (seed * 0x9E3779B97F4A7C15 + 1) & (2**64 - 1) or 1
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
+        x ^= (x << 13) & (2**64 - 1)
+        x ^= x >> 7
+        x ^= (x << 17) & (2**64 - 1)
+        j = x % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+Moments = collections.namedtuple('Moments', ['mu', 'nu'])
+
+
+def w1(scale):
+    return [{'b': 1, 'a': [2, 3]}, (4, 5), 6]
+
+
+def w2(scale):
+    return {f'k{j:04d}': j for j in xorshift_perm(1000, 2)}
+
+
+def w3(scale):
+    return {
+        f'layer_{i:03d}': {'kernel': 1.0, 'bias': 2.0,
+                           'norm': {'gamma': 3.0, 'beta': 4.0, 'mean': 5.0, 'var': 6.0}}
+        for i in range(100)
+    }
+
+
+def w4(scale):
+    t = 0
+    for _ in range(500):
+        t = [t]
+    return t
+
+
+def w5(scale):
+    return [{f'f{j:02d}': i * 100 + j for j in xorshift_perm(100, i)}
+            for i in range(scale['w5'])]
+
+
+def w5s(scale):
+    return [{f'f{j:02d}': i * 100 + j for j in range(100)} for i in range(scale['w5'])]
+
+
+def w6(scale):
+    """A train state: 50 layers of numpy leaves with two Moments namedtuples and a
+    None mask each, and an OrderedDict of 5 metrics (insertion order unsorted)."""
+    import numpy as np
+
+    def x(k):
+        return np.full(4, float(k), dtype=np.float32)
+
+    layers = {
+        f'layer_{i:02d}': {'kernel': x(i), 'bias': x(i + 0.5),
+                           'opt': (Moments(mu=x(-i), nu=x(i * 2)), Moments(mu=x(-i), nu=x(i * 3))),
+                           'mask': None}
+        for i in range(50)
+    }
+    metrics = collections.OrderedDict(
+        (name, x(j)) for j, name in enumerate(['loss', 'accuracy', 'lr', 'grad_norm', 'step']))
+    return {'layers': layers, 'metrics': metrics}
+
+
+def w7(scale):
+    """W7: scale['w7'] structures that are all different: structure i is a list of
+    i % 97 + 1 dicts {f'b{i}': j, f'a{i}': i} (keys made once per structure, inserted
+    unsorted)."""
+    out = []
+    for i in range(scale['w7']):
+        a, b = f'a{i}', f'b{i}'
+        out.append([{b: j, a: i} for j in range(i % 97 + 1)])
+    return out
+
+
+WORKLOADS = {
+    'W1': (w1, 'seed'),
+    'W2': (w2, 'wide: 1000 keys'),
+    'W3': (w3, 'params: 100 layers'),
+    'W4': (w4, 'deep: 500 lists'),
+    'W5': (w5, 'big: 10,000 dicts x 100 shuffled keys'),
+    'W5s': (w5s, 'big, sorted keys'),
+    'W6': (w6, 'train state, numpy leaves'),
+    'W7': (w7, 'distinct: 100,000 structures'),
+}
+
+FULL_SCALE = {'w5': 10000, 'w7': 100000}
+QUICK_SCALE = {'w5': 100, 'w7': 1000}
+
+# ---------------------------------------------------------------------------
+# Reference leaves (the check before timing)
+# ---------------------------------------------------------------------------
+
+
+def ref_leaves(tree, sort_dicts, none_is_leaf):
+    """Leaves in order under a rule: dicts by sorted key (else insertion order),
+    OrderedDicts by insertion, namedtuples by field, None a leaf or an empty node."""
+    out = []
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is list or t is tuple or (isinstance(x, tuple) and hasattr(t, '_fields')):
+            stack.extend(reversed(x))
+        elif t is dict:
+            keys = sorted(x) if sort_dicts else list(x)
+            stack.extend(x[k] for k in reversed(keys))
+        elif t is collections.OrderedDict:
+            stack.extend(reversed(list(x.values())))
+        elif x is None and not none_is_leaf:
+            pass
+        else:
+            out.append(x)
+    return out
+
+
+def num_leaves(tree):
+    return len(ref_leaves(tree, True, False))
+
+
+# ---------------------------------------------------------------------------
+# Engines
+# ---------------------------------------------------------------------------
+
+
+def ident(x):
+    return x
+
+
+def first(x, y):
+    return x
+
+
+def nothing(x):
+    return None
+
+
+class Engine:
+    """An engine's functions under one naming. rule: 'sorted' or 'insertion'."""
+
+    def __init__(self, name, label, mod, rule, none_is_leaf, unflatten_leaves_first=False,
+                 with_path=True):
+        self.name, self.label, self.mod = name, label, mod
+        self.rule, self.none_is_leaf = rule, none_is_leaf
+        self.unflatten_leaves_first = unflatten_leaves_first
+        self.with_path = with_path
+
+    def flatten(self, t):
+        return self.mod.tree_flatten(t)
+
+    def ops(self, t, o):
+        """operation -> (statement, namespace) for timeit; o: an equal tree built apart."""
+        m = self.mod
+        leaves, spec = m.tree_flatten(t)
+        spec2 = m.tree_structure(o)
+        base = {'t': t, 'o': o, 'l': leaves, 's': spec, 's2': spec2, 'g': ident, 'g2': first}
+        ops = {
+            'tree_flatten': ('f(t)', {'f': m.tree_flatten}),
+            'tree_leaves': ('f(t)', {'f': m.tree_leaves}),
+            'tree_unflatten': ('f(l, s)' if self.unflatten_leaves_first else 'f(s, l)',
+                               {'f': m.tree_unflatten}),
+            'tree_map': ('f(g, t)', {'f': m.tree_map}),
+            'tree_map (two trees)': ('f(g2, t, o)', {'f': m.tree_map}),
+            'tree_flatten_with_path': ('f(t)', {'f': m.tree_flatten_with_path})
+            if self.with_path else None,
+            'spec ==': ('s == s2', {}),
+            'hash(spec)': ('hash(s)', {}),
+            'tree_structure': ('f(t)', {'f': m.tree_structure}),
+            'flatten_up_to': ('u(o)', {'u': spec.flatten_up_to}),
+        }
+        return {k: (v[0], {**base, **v[1]}) if v else None for k, v in ops.items()}
+
+
+def load_engine(name):
+    """The engine, or a str saying why it is not there."""
+    try:
+        if name == 'grove':
+            import grove
+            return Engine('grove', 'grove', grove, 'sorted', False)
+        if name == 'optree':
+            import optree
+            return Engine('optree', f'optree {optree.__version__}', optree, 'sorted', False)
+        if name == 'jax':
+            os.environ.setdefault('JAX_PLATFORMS', 'cpu')
+            import jax
+            import jax.tree_util
+            return Engine('jax', f'jax {jax.__version__}', jax.tree_util, 'sorted', False)
+        if name == 'torch':
+            import torch
+            import torch.utils._pytree as tp
+            return Engine('torch', f'torch {torch.__version__} _pytree', tp, 'insertion', True,
+                          unflatten_leaves_first=True)
+        if name == 'torch_cxx':
+            import torch
+            import torch.utils._cxx_pytree as cp
+            cp.tree_flatten([1])  # it needs optree
+            # KeyPaths are not supported by _cxx_pytree (it raises NotImplementedError)
+            return Engine('torch_cxx', f'torch {torch.__version__} _cxx_pytree', cp, 'insertion',
+                          True, unflatten_leaves_first=True, with_path=False)
+    except Exception as e:  # noqa: BLE001 - any import failure means: not installed here
+        return f'{type(e).__name__}: {e}'
+    raise ValueError(name)
+
+
+class Keras:
+    """keras.tree through keras's own API; `impl` switches tree_api's implementation
+    between keras's default (optree under the numpy backend) and grove.keras."""
+
+    def __init__(self):
+        os.environ.setdefault('KERAS_BACKEND', 'numpy')
+        os.environ.setdefault('JAX_PLATFORMS', 'cpu')
+        import keras
+        from keras import tree as ktree
+        from keras.src.tree import tree_api
+
+        import grove.keras
+        self.version = keras.__version__
+        self.tree, self.api = ktree, tree_api
+        self.default = tree_api.tree_impl
+        grove.keras.install()
+        self.grove = grove.keras
+        tree_api.tree_impl = self.default
+        try:
+            from keras.src.tree import torchtree_impl
+            self.dict_to_ordered_dict = torchtree_impl._dict_to_ordered_dict
+            self.torch_note = None
+        except Exception as e:  # noqa: BLE001 - needs torch importable
+            self.dict_to_ordered_dict = None
+            self.torch_note = f'{type(e).__name__}: {e}'
+
+    def use(self, which):
+        self.api.tree_impl = self.grove if which == 'grove' else self.default
+
+    def ops(self, t, o):
+        k = self.tree
+        flat = k.flatten(t)
+        base = {'t': t, 'o': o, 'flat': flat, 'g': ident, 'g2': first, 'nothing': nothing}
+        ops = {
+            'flatten': ('f(t)', {'f': k.flatten}),
+            'map_structure': ('f(g, t)', {'f': k.map_structure}),
+            'map_structure (two)': ('f(g2, t, o)', {'f': k.map_structure}),
+            'pack_sequence_as': ('f(t, flat)', {'f': k.pack_sequence_as}),
+            'traverse (top-down)': ('f(nothing, t)', {'f': k.traverse}),
+            'traverse (bottom-up)': ('f(nothing, t, top_down=False)', {'f': k.traverse}),
+            'assert_same_structure': ('f(t, o)', {'f': k.assert_same_structure}),
+            'lists_to_tuples': ('f(t)', {'f': k.lists_to_tuples}),
+        }
+        return {name: (stmt, {**base, **extra}) for name, (stmt, extra) in ops.items()}
+
+
+# ---------------------------------------------------------------------------
+# Timing
+# ---------------------------------------------------------------------------
+
+
+class Timer:
+    def __init__(self, sample_s, rounds):
+        self.sample_s, self.rounds = sample_s, rounds
+
+    def calls_for(self, stmt, ns, before):
+        """Calls per sample: enough for sample_s (one call is also the warm-up)."""
+        if before:
+            before()
+        t = timeit.Timer(stmt, globals=ns).timeit(1)
+        if before:
+            before()
+        t = min(t, timeit.Timer(stmt, globals=ns).timeit(1))
+        return max(1, int(self.sample_s / max(t, 1e-9)))
+
+    def run(self, cases, rounds=None):
+        """cases: {engine: (stmt, ns, before)} -> {engine: [seconds per call, ...]}."""
+        names = list(cases)
+        number = {n: self.calls_for(*cases[n]) for n in names}
+        timers = {n: timeit.Timer(cases[n][0], globals=cases[n][1]) for n in names}
+        out = {n: [] for n in names}
+        for r in range(rounds or self.rounds):
+            order = names[r % len(names):] + names[:r % len(names)]
+            for n in order:
+                before = cases[n][2]
+                if before:
+                    before()
+                out[n].append(timers[n].timeit(number[n]) / number[n])
+        return out, number
+
+
+def summary(samples):
+    med = statistics.median(samples)
+    if len(samples) >= 4:
+        q = statistics.quantiles(samples, n=4)
+        spread = (q[2] - q[0]) / 2
+    else:
+        spread = (max(samples) - min(samples)) / 2
+    return med, spread
+
+
+# ---------------------------------------------------------------------------
+# Formatting
+# ---------------------------------------------------------------------------
+
+
+def fmt_time(s):
+    us = s * 1e6
+    if us >= 100000:
+        return f'{us / 1000:,.1f} ms'
+    if us >= 100:
+        return f'{us:,.0f} µs'
+    if us >= 1:
+        return f'{us:.2f} µs'
+    return f'{us * 1000:.1f} ns'
+
+
+def fmt_ratio(r):
+    if r is None:
+        return '—'
+    if r >= 100:
+        return f'{r:,.0f}×'
+    if r >= 10:
+        return f'{r:.1f}×'
+    return f'{r:.2f}×'
+
+
+def fmt_nsleaf(s, leaves):
+    v = s * 1e9 / max(leaves, 1)
+    return f'{v:.3g}'
+
+
+# ---------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------
+
+CORE = ['grove', 'optree', 'jax', 'torch', 'torch_cxx']
+
+
+def check_leaves(name, engines, keras, tree, wl):
+    """Every engine's leaves (tree_flatten and tree_leaves) are its rule's reference
+    leaves, by identity and in order; raises SystemExit naming the first mismatch."""
+    refs = {}
+    problems = []
+    for e in engines:
+        key = (e.rule == 'sorted', e.none_is_leaf)
+        if key not in refs:
+            refs[key] = ref_leaves(tree, *key)
+        ref = refs[key]
+        for what, got in (('tree_flatten', e.flatten(tree)[0]),
+                          ('tree_leaves', e.mod.tree_leaves(tree))):
+            if len(got) != len(ref) or any(a is not b for a, b in zip(got, ref)):
+                problems.append(f'{wl}: {e.name}.{what} gives {len(got)} leaves that differ from '
+                                f'the {e.rule}-order reference ({len(ref)} leaves)')
+    if keras:
+        ref = ref_leaves(tree, True, True)
+        for which in ('default', 'grove'):
+            keras.use(which)
+            got = keras.tree.flatten(tree)
+            if len(got) != len(ref) or any(a is not b for a, b in zip(got, ref)):
+                problems.append(f'{wl}: keras.tree.flatten ({which}) differs from the reference')
+        keras.use('default')
+    if problems:
+        raise SystemExit('bench: LEAVES DIFFER, not timing:\n  ' + '\n  '.join(problems))
+
+
+def fresh_generation():
+    import grove
+    grove.set_memory_limit(grove.memory_stats()['limit'])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--quick', action='store_true',
+                    help='tiny sizes and counts (seconds): a smoke test, not a measurement')
+    ap.add_argument('--only', help='workloads, comma-separated (W1..W7, W5s)')
+    ap.add_argument('--ops', help='operations whose name contains one of these words, '
+                    'comma-separated (e.g. unflatten,map); keras and canonicalize rows included')
+    ap.add_argument('--engines', help='comma-separated: ' + ','.join(CORE + ['keras']))
+    ap.add_argument('--json-out', default='bench-python-results.json')
+    ap.add_argument('--no-rss', action='store_true', help='skip the W7 peak-RSS children')
+    ap.add_argument('--rounds', type=int, help='samples per engine (default 7; quick 3)')
+    ap.add_argument('--sample-ms', type=float, help='time per sample (default 40; quick 1)')
+    ap.add_argument('--rss-child', help=argparse.SUPPRESS)
+    ap.add_argument('--w7-count', type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    scale = dict(QUICK_SCALE if args.quick else FULL_SCALE)
+    if args.w7_count:
+        scale['w7'] = args.w7_count
+    if args.rss_child:
+        return rss_child(args.rss_child, scale)
+
+    sys.setrecursionlimit(100000)  # torch's pytree recurses in Python (W4 is 500 deep)
+    wanted_eng = args.engines.split(',') if args.engines else CORE + ['keras']
+    for n in wanted_eng:
+        if n not in CORE + ['keras']:
+            ap.error(f'unknown engine {n}')
+    if 'grove' not in wanted_eng:
+        wanted_eng.insert(0, 'grove')  # every ratio is against grove
+    wanted_wl = args.only.split(',') if args.only else list(WORKLOADS)
+    for w in wanted_wl:
+        if w not in WORKLOADS:
+            ap.error(f'unknown workload {w}')
+    words = args.ops.split(',') if args.ops else None
+
+    def want_op(op):
+        return words is None or any(w in op for w in words)
+
+    rounds = args.rounds or (3 if args.quick else 7)
+    timer = Timer((args.sample_ms or (1 if args.quick else 40)) / 1000, rounds)
+
+    notes = []
+    engines = []
+    for n in wanted_eng:
+        if n == 'keras':
+            continue
+        e = load_engine(n)
+        if isinstance(e, str):
+            notes.append(f'{n}: not installed here, skipped ({e})')
+        else:
+            engines.append(e)
+    keras = None
+    if 'keras' in wanted_eng:
+        try:
+            keras = Keras()
+        except Exception as e:  # noqa: BLE001
+            notes.append(f'keras: not installed here, skipped ({type(e).__name__}: {e})')
+        if keras and keras.dict_to_ordered_dict is None:
+            notes.append('canonicalize: keras\'s torch-tree _dict_to_ordered_dict needs torch, '
+                         f'skipped ({keras.torch_note})')
+    for n in notes:
+        print(f'bench: {n}', file=sys.stderr)
+    import grove
+
+    meta = {
+        'date': datetime.date.today().isoformat(),
+        'python': platform.python_version(),
+        'machine': platform.machine(),
+        'cpus': os.cpu_count(),
+        'load_before': os.getloadavg(),
+        'quick': args.quick,
+        'scale': scale,
+        'rounds': rounds,
+        'sample_ms': timer.sample_s * 1000,
+        'engines': {e.name: e.label for e in engines},
+        'keras': keras.version if keras else None,
+        'notes': notes,
+    }
+    results = []  # dicts: section, workload, op, engine, median_s, spread_s, calls, ns_per_leaf
+    t_start = time.time()
+
+    def record(section, wl, op, leaves, samples, number):
+        for eng, s in samples.items():
+            med, spread = summary(s)
+            results.append({'section': section, 'workload': wl, 'op': op, 'engine': eng,
+                            'median_s': med, 'spread_s': spread, 'calls': number[eng],
+                            'samples': len(s), 'leaves': leaves,
+                            'ns_per_leaf': med * 1e9 / max(leaves, 1)})
+
+    for wl in wanted_wl:
+        if wl == 'W7':
+            continue
+        build = WORKLOADS[wl][0]
+        tree, other = build(scale), build(scale)
+        leaves = num_leaves(tree)
+        check_leaves(wl, engines, keras, tree, wl)
+        print(f'bench: {wl} ({leaves} leaves) ...', file=sys.stderr, flush=True)
+        opsets = {e.name: e.ops(tree, other) for e in engines}
+        for op in opsets['grove']:
+            if not want_op(op):
+                continue
+            cases = {}
+            for e in engines:
+                c = opsets[e.name][op]
+                if c is not None:
+                    cases[e.name] = (c[0], c[1], None)
+            samples, number = timer.run(cases)
+            record('pytree', wl, op, leaves, samples, number)
+        del opsets
+        if keras:
+            kops = keras.ops(tree, other)
+            for op, (stmt, ns) in kops.items():
+                if not want_op(op):
+                    continue
+                cases = {}
+                for which in ('default', 'grove'):
+                    # the implementation is switched in `before` (outside the timing)
+                    cases[f'keras/{which}'] = (stmt, ns, (lambda w=which: keras.use(w)))
+                samples, number = timer.run(cases)
+                record('keras', wl, op, leaves, samples, number)
+            keras.use('default')
+            if keras.dict_to_ordered_dict and want_op('canonicalize'):
+                cases = {'grove.canonicalize': ('f(t)', {'f': grove.canonicalize, 't': tree}, None),
+                         'keras torch _dict_to_ordered_dict':
+                             ('f(t)', {'f': keras.dict_to_ordered_dict, 't': tree}, None)}
+                samples, number = timer.run(cases)
+                record('canonicalize', wl, 'canonicalize', leaves, samples, number)
+        del tree, other
+        gc.collect()
+
+    rss = []
+    if 'W7' in wanted_wl:
+        print('bench: W7 ...', file=sys.stderr, flush=True)
+        tree = w7(scale)
+        leaves = sum(2 * (i % 97 + 1) for i in range(len(tree)))
+        for i in range(0, len(tree), max(1, len(tree) // 50)):  # a sample of the structures
+            check_leaves('W7', engines, keras, tree[i], f'W7[{i}]')
+        gc.collect()
+        for op in ('tree_flatten', 'tree_leaves'):
+            if not want_op(op):
+                continue
+            cases = {}
+            for e in engines:
+                before = fresh_generation if e.name == 'grove' else None
+                cases[e.name] = ('for x in W: f(x)', {'W': tree, 'f': getattr(e.mod, op)}, before)
+            samples, number = timer.run(cases, rounds=min(rounds, 3 if not args.quick else 2))
+            record('pytree', 'W7', op, leaves, samples, number)
+        del tree
+        gc.collect()
+        if not args.no_rss:
+            for e in engines:
+                rss.append(run_rss_child(e.name, scale, args.quick))
+
+    meta['load_after'] = os.getloadavg()
+    meta['seconds'] = round(time.time() - t_start, 1)
+    report = render(meta, results, rss, engines, keras)
+    print(report)
+    with open(args.json_out, 'w') as f:
+        json.dump({'meta': meta, 'results': results, 'rss': rss,
+                   'goals': goals(results, rss)}, f, indent=1)
+    print(f'bench: wrote {args.json_out} ({meta["seconds"]} s)', file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# W7's peak RSS, one fresh interpreter per engine
+# ---------------------------------------------------------------------------
+
+
+def _status(field):
+    with open('/proc/self/status') as f:
+        for line in f:
+            if line.startswith(field + ':'):
+                return int(line.split()[1])
+    return -1
+
+
+def rss_child(name, scale):
+    e = load_engine(name)
+    if isinstance(e, str):
+        print(json.dumps({'engine': name, 'error': e}))
+        return 0
+    tree = w7(scale)
+    e.mod.tree_flatten(w1(scale))  # one-time set-up (registries, first arena) is not W7's
+    gc.collect()
+    gc.disable()
+    base = _status('VmRSS')
+    maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    reset = True
+    try:
+        with open('/proc/self/clear_refs', 'w') as f:
+            f.write('5')  # VmHWM := VmRSS
+    except OSError:
+        reset = False
+    f = e.mod.tree_flatten
+    t0 = time.perf_counter()
+    for x in tree:
+        f(x)
+    t = time.perf_counter() - t0
+    peak = _status('VmHWM')
+    print(json.dumps({'engine': name, 'rss_before_kib': base, 'peak_kib': peak,
+                      'delta_kib': peak - base if reset else None, 'hwm_reset': reset,
+                      'maxrss_before_kib': maxrss_before,
+                      'maxrss_kib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                      'seconds': t}))
+    return 0
+
+
+def run_rss_child(name, scale, quick):
+    cmd = [sys.executable, os.path.abspath(__file__), '--rss-child', name,
+           '--w7-count', str(scale['w7'])]
+    if quick:
+        cmd.append('--quick')
+    p = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
+    if p.returncode != 0:
+        return {'engine': name, 'error': p.stderr.strip().splitlines()[-1:]}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+
+def index(results):
+    ix = {}
+    for r in results:
+        ix[(r['section'], r['workload'], r['op'], r['engine'])] = r
+    return ix
+
+
+def ratio(ix, section, wl, op, peer, base):
+    a, b = ix.get((section, wl, op, peer)), ix.get((section, wl, op, base))
+    if not a or not b or b['median_s'] <= 0:
+        return None
+    return a['median_s'] / b['median_s']
+
+
+GOALS = [
+    # (label, section, workloads, op, peer, base, minimum ratio)
+    ('tree_flatten ≥ 2× optree on W1', 'pytree', ['W1'], 'tree_flatten', 'optree', 'grove', 2),
+    ('tree_flatten ≥ 5× optree on W3', 'pytree', ['W3'], 'tree_flatten', 'optree', 'grove', 5),
+    ('tree_flatten ≥ 10× optree on W5', 'pytree', ['W5'], 'tree_flatten', 'optree', 'grove', 10),
+    ('tree_flatten ahead of jax on all', 'pytree', ['W1', 'W2', 'W3', 'W4', 'W5', 'W5s', 'W6',
+                                                    'W7'], 'tree_flatten', 'jax', 'grove', 1),
+    ('tree_leaves ≥ 3× optree on W1', 'pytree', ['W1'], 'tree_leaves', 'optree', 'grove', 3),
+    ('tree_leaves ≥ 10× optree on W5', 'pytree', ['W5'], 'tree_leaves', 'optree', 'grove', 10),
+    ('tree_unflatten ≥ 2× optree on W3, W5', 'pytree', ['W3', 'W5'], 'tree_unflatten', 'optree',
+     'grove', 2),
+    ('tree_map ≥ 3× optree on W3, W5', 'pytree', ['W3', 'W5'], 'tree_map', 'optree', 'grove', 3),
+    ('tree_map (two trees) ≥ 3× optree on W3, W5', 'pytree', ['W3', 'W5'], 'tree_map (two trees)',
+     'optree', 'grove', 3),
+    ('spec == ≥ 100× optree on W3, W5', 'pytree', ['W3', 'W5'], 'spec ==', 'optree', 'grove', 100),
+    ('hash(spec) ≥ 100× optree on W3, W5', 'pytree', ['W3', 'W5'], 'hash(spec)', 'optree', 'grove',
+     100),
+    ('keras flatten ≥ 5× on W3', 'keras', ['W3'], 'flatten', 'keras/default', 'keras/grove', 5),
+    ('keras map_structure ≥ 5× on W3', 'keras', ['W3'], 'map_structure', 'keras/default',
+     'keras/grove', 5),
+    ('keras traverse (top-down) ≥ 20× on W3', 'keras', ['W3'], 'traverse (top-down)',
+     'keras/default', 'keras/grove', 20),
+    ('keras traverse (bottom-up) ≥ 20× on W3', 'keras', ['W3'], 'traverse (bottom-up)',
+     'keras/default', 'keras/grove', 20),
+    ('keras assert_same_structure ≥ 20× on W3', 'keras', ['W3'], 'assert_same_structure',
+     'keras/default', 'keras/grove', 20),
+    ('canonicalize ≥ 20× keras torch _dict_to_ordered_dict on W5', 'canonicalize', ['W5'],
+     'canonicalize', 'keras torch _dict_to_ordered_dict', 'grove.canonicalize', 20),
+    ('W7 tree_flatten time ≤ optree\'s', 'pytree', ['W7'], 'tree_flatten', 'optree', 'grove', 1),
+]
+
+
+def goals(results, rss):
+    ix = index(results)
+    out = []
+    for label, section, wls, op, peer, base, need in GOALS:
+        vals = {w: ratio(ix, section, w, op, peer, base) for w in wls}
+        got = [v for v in vals.values() if v is not None]
+        status = 'not run' if not got else ('met' if all(v >= need for v in got) else 'NOT met')
+        out.append({'goal': label, 'ratios': vals, 'status': status})
+    c = ix.get(('canonicalize', 'W5s', 'canonicalize', 'grove.canonicalize'))
+    if c:
+        out.append({'goal': 'canonicalize < 1 µs on W5s (already sorted)',
+                    'ratios': {'W5s': c['median_s'] * 1e6}, 'unit': 'µs',
+                    'status': 'met' if c['median_s'] < 1e-6 else 'NOT met'})
+    d = {r['engine']: r.get('delta_kib') for r in rss}
+    if d.get('grove') is not None and d.get('optree') is not None:
+        out.append({'goal': 'W7 peak RSS ≤ optree\'s', 'ratios': {'grove KiB': d['grove'],
+                                                                  'optree KiB': d['optree']},
+                    'status': 'met' if d['grove'] <= d['optree'] else 'NOT met'})
+    return out
+
+
+def render(meta, results, rss, engines, keras):
+    ix = index(results)
+    lines = []
+    add = lines.append
+    add(f'# grove vs Python pytree engines ({meta["date"]}, Python {meta["python"]}, '
+        f'{meta["cpus"]} CPUs, load {meta["load_before"][0]:.2f} → '
+        f'{meta["load_after"][0]:.2f}{", QUICK: not a measurement" if meta["quick"] else ""})')
+    add('')
+    add('Engines: ' + ', '.join(e.label for e in engines) +
+        (f', keras {meta["keras"]} (keras.tree: default implementation and grove.keras)'
+         if keras else ''))
+    for n in meta['notes']:
+        add(f'- note: {n}')
+    add('')
+    add(f'Median of {meta["rounds"]} interleaved samples (±: half the interquartile range), '
+        'time per call, (ns per leaf), ratio peer / grove (> 1: grove is faster).')
+    add('')
+    names = [e.name for e in engines]
+    add('| workload | operation | ' + ' | '.join(names) + ' |')
+    add('|---|---|' + '---|' * len(names))
+    wls = []
+    for r in results:
+        if r['section'] == 'pytree' and r['workload'] not in wls:
+            wls.append(r['workload'])
+    for wl in wls:
+        ops = []
+        for r in results:
+            if r['section'] == 'pytree' and r['workload'] == wl and r['op'] not in ops:
+                ops.append(r['op'])
+        for op in ops:
+            cells = []
+            for n in names:
+                r = ix.get(('pytree', wl, op, n))
+                if not r:
+                    cells.append('n/a')
+                    continue
+                pct = 100 * r['spread_s'] / r['median_s'] if r['median_s'] else 0
+                cell = f'{fmt_time(r["median_s"])} ±{pct:.0f}% ({fmt_nsleaf(r["median_s"], r["leaves"])})'
+                if n != 'grove':
+                    cell += f' **{fmt_ratio(ratio(ix, "pytree", wl, op, n, "grove"))}**'
+                cells.append(cell)
+            leaves = ix[('pytree', wl, op, 'grove')]['leaves'] if ('pytree', wl, op,
+                                                                    'grove') in ix else ''
+            add(f'| {wl} ({leaves}) | {op} | ' + ' | '.join(cells) + ' |')
+    if keras:
+        add('')
+        add(f'keras.tree (keras {meta["keras"]}, numpy backend): keras\'s default '
+            'implementation vs grove.keras installed, through keras\'s own functions.')
+        add('')
+        add('| workload | keras.tree. | default | grove | default / grove |')
+        add('|---|---|---|---|---|')
+        for r in results:
+            if r['section'] != 'keras' or r['engine'] != 'keras/grove':
+                continue
+            d = ix[('keras', r['workload'], r['op'], 'keras/default')]
+            add(f'| {r["workload"]} | {r["op"]} | {fmt_time(d["median_s"])} | '
+                f'{fmt_time(r["median_s"])} | '
+                f'**{fmt_ratio(d["median_s"] / r["median_s"])}** |')
+        can = [r for r in results if r['section'] == 'canonicalize'
+               and r['engine'] == 'grove.canonicalize']
+        if can:
+            add('')
+            add('canonicalize: `grove.canonicalize` vs keras\'s torch-tree '
+                '`_dict_to_ordered_dict` (keras/src/tree/torchtree_impl.py).')
+            add('')
+            add('| workload | grove.canonicalize | keras torch _dict_to_ordered_dict | ratio |')
+            add('|---|---|---|---|')
+            for r in can:
+                k = ix[('canonicalize', r['workload'], 'canonicalize',
+                        'keras torch _dict_to_ordered_dict')]
+                add(f'| {r["workload"]} | {fmt_time(r["median_s"])} | {fmt_time(k["median_s"])}'
+                    f' | **{fmt_ratio(k["median_s"] / r["median_s"])}** |')
+    if rss:
+        add('')
+        add('W7 peak RSS of the flatten phase, one fresh interpreter per engine: VmHWM (reset '
+            'to VmRSS just before flattening) minus VmRSS just before; ru_maxrss of the whole '
+            'child beside it.')
+        add('')
+        add('| engine | peak RSS growth while flattening | child ru_maxrss | flatten time |')
+        add('|---|---|---|---|')
+        for r in rss:
+            if 'error' in r:
+                add(f'| {r["engine"]} | error: {r["error"]} | | |')
+                continue
+            dk = r['delta_kib']
+            add(f'| {r["engine"]} | {"n/a" if dk is None else f"{dk / 1024:,.1f} MiB"} | '
+                f'{r["maxrss_kib"] / 1024:,.0f} MiB | {r["seconds"]:.2f} s |')
+    add('')
+    add('Goals (ratio peer / grove unless marked):')
+    add('')
+    add('| goal | measured | status |')
+    add('|---|---|---|')
+    for g in goals(results, rss):
+        unit = g.get('unit')
+        vals = ', '.join(
+            f'{k}: {"—" if v is None else (f"{v:.3g} {unit}" if unit else (fmt_ratio(v) if "KiB" not in k else f"{v:,} KiB"))}'
+            for k, v in g['ratios'].items())
+        add(f'| {g["goal"]} | {vals} | {g["status"]} |')
+    return '\n'.join(lines)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
