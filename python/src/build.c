@@ -806,6 +806,29 @@ PyObject *do_flatten_up_to(gstate *st, SpecObject *s, PyObject *tree) {
   return up_to_node(st, s->gen, s->node, s->ns, s->none_is_leaf, tree);
 }
 
+PyObject **flatten_rests_up_to(gstate *st, SpecObject *s, PyObject *const *rests,
+                               Py_ssize_t nrest) {
+  PyObject **lists = PyMem_Calloc((size_t)nrest, sizeof *lists);
+  if (!lists) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (Py_ssize_t j = 0; j < nrest; j++) {
+    if (!(lists[j] = do_flatten_up_to(st, s, rests[j]))) {
+      free_rests(lists, nrest);
+      return NULL;
+    }
+  }
+  return lists;
+}
+
+void free_rests(PyObject **lists, Py_ssize_t nrest) {
+  if (!lists) return;
+  for (Py_ssize_t j = 0; j < nrest; j++)
+    Py_XDECREF(lists[j]);
+  PyMem_Free(lists);
+}
+
 /* ---------------------------------------------------------------------------
  * tree_map(func, tree, *rests, is_leaf=None, none_is_leaf=False, namespace='')
  * ------------------------------------------------------------------------- */
@@ -830,17 +853,7 @@ PyObject *py_tree_map(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyOb
   if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
   SpecObject *s = (SpecObject *)spec;
   Py_ssize_t n = PyList_GET_SIZE(leaves);
-  if (nrest) {
-    lists = PyMem_Calloc((size_t)nrest, sizeof *lists);
-    if (!lists) {
-      PyErr_NoMemory();
-      goto out;
-    }
-    for (Py_ssize_t j = 0; j < nrest; j++) {
-      lists[j] = up_to_node(st, s->gen, s->node, s->ns, s->none_is_leaf, args[2 + j]);
-      if (!lists[j]) goto out;
-    }
-  }
+  if (nrest && !(lists = flatten_rests_up_to(st, s, args + 2, nrest))) goto out;
   res = PyList_New(n);
   if (!res) goto out;
   {
@@ -867,11 +880,7 @@ PyObject *py_tree_map(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyOb
   }
   out = unflatten_node(st, s->gen, s->node, s->ns, ((PyListObject *)res)->ob_item, n);
 out:
-  if (lists) {
-    for (Py_ssize_t j = 0; j < nrest; j++)
-      Py_XDECREF(lists[j]);
-    PyMem_Free(lists);
-  }
+  free_rests(lists, nrest);
   Py_XDECREF(res);
   Py_DECREF(leaves);
   Py_DECREF(spec);

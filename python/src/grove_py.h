@@ -194,6 +194,10 @@ PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...);
 /* ---- build.c ---- */
 PyObject *do_unflatten(gstate *st, SpecObject *s, PyObject *leaves);
 PyObject *do_flatten_up_to(gstate *st, SpecObject *s, PyObject *tree);
+/* rests[0..nrest) each flattened up to s (new references, in a PyMem array), or NULL with
+ * an exception set; free_rests releases such an array (NULL-tolerant). */
+PyObject **flatten_rests_up_to(gstate *st, SpecObject *s, PyObject *const *rests, Py_ssize_t nrest);
+void free_rests(PyObject **lists, Py_ssize_t nrest);
 PyObject *py_tree_map(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 /* The Python object for a dict-kind keyset's keys (tuple, borrowed). */

@@ -1185,15 +1185,7 @@ static PyObject *kmap(gstate *st, PyObject *func, PyObject *tree, PyObject *cons
   PyObject *stack_inl[9], **stack = stack_inl;
   if (kflat(st, tree, NULL, none_is_leaf, &leaves, &spec) < 0) return NULL;
   Py_ssize_t n = PyList_GET_SIZE(leaves);
-  if (nrest) {
-    lists = PyMem_Calloc((size_t)nrest, sizeof *lists);
-    if (!lists) {
-      PyErr_NoMemory();
-      goto done;
-    }
-    for (Py_ssize_t j = 0; j < nrest; j++)
-      if (!(lists[j] = do_flatten_up_to(st, (SpecObject *)spec, rests[j]))) goto done;
-  }
+  if (nrest && !(lists = flatten_rests_up_to(st, (SpecObject *)spec, rests, nrest))) goto done;
   if (nrest + 1 > 8 && !(stack = PyMem_Malloc((size_t)(nrest + 2) * sizeof *stack))) {
     PyErr_NoMemory();
     goto done;
@@ -1234,11 +1226,7 @@ static PyObject *kmap(gstate *st, PyObject *func, PyObject *tree, PyObject *cons
   out = do_unflatten(st, (SpecObject *)spec, res);
 done:
   if (stack != stack_inl) PyMem_Free(stack);
-  if (lists) {
-    for (Py_ssize_t j = 0; j < nrest; j++)
-      Py_XDECREF(lists[j]);
-    PyMem_Free(lists);
-  }
+  free_rests(lists, nrest);
   Py_XDECREF(res);
   Py_DECREF(leaves);
   Py_DECREF(spec);
