@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 gv_arena *t_arena(void) {
   gv_arena *a = NULL;
@@ -56,4 +57,17 @@ gv_status t_visit_keep(void *ctx, gv_arena *a, const gv_node *node, gv_visit *ac
   (void)ctx, (void)a, (void)node, (void)rep;
   *act = GV_VISIT_KEEP;
   return GV_OK;
+}
+
+void *t_hook_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
+  t_hook *h = ctx;
+  if (new_size == 0) {
+    free(p);
+    return NULL;
+  }
+  if (new_size > old_size && h->armed && ++h->calls == h->fail_at) {
+    h->failed++;
+    return NULL;
+  }
+  return realloc(p, new_size);
 }

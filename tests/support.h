@@ -15,6 +15,16 @@ const char *t_repr(gv_arena *a, const gv_node *n);
 typedef gv__snapshot t_snapshot;
 t_snapshot t_snap(const gv_arena *a);
 int t_snap_eq(const t_snapshot *x, const t_snapshot *y);
+/* The failing allocator of fail-the-Nth-allocation tests: once armed, the fail_at-th growing
+ * allocation fails (counted in failed); everything else goes to realloc/free. */
+typedef struct t_hook {
+  int armed;
+  long calls;   /* growing allocations since armed */
+  long fail_at; /* which one fails */
+  long failed;  /* failures injected */
+} t_hook;
+void *t_hook_realloc(void *ctx, void *p, size_t old_size, size_t new_size);
+
 /* Callbacks: a write sink adding the bytes to *(size_t *)ctx; a walk_paths callback counting
  * the leaves in *(size_t *)ctx; a map function returning its first tree's leaf; a traverse
  * callback keeping every node. */

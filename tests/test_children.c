@@ -486,23 +486,6 @@ Test(children, compact_of_a_child_shares_the_parent) {
 
 /* ---- fail-the-Nth-allocation ---- */
 
-typedef struct hook {
-  int armed;
-  long calls, fail_at, failed;
-} hook;
-static void *h_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
-  hook *h = ctx;
-  if (new_size == 0) {
-    free(p);
-    return NULL;
-  }
-  if (new_size > old_size && h->armed && ++h->calls == h->fail_at) {
-    h->failed++;
-    return NULL;
-  }
-  return realloc(p, new_size);
-}
-
 static const char *BIGTEXT =
     "[{'b': [1, 2], 'a': 'x', 'c': {'z': 1.5, 'y': (1, 'q')}}, 'shared', b'bytes', "
     "OrderedDict({'k': 1, 'j': 2}), Point(x=1, y=2), deque([1, 2], maxlen=4), "
@@ -510,8 +493,8 @@ static const char *BIGTEXT =
     "{(1, True): 'nc', (2.0, 'x'): 'key'}, 123456789012345678901.5, 'more', 'strings']";
 
 Test(children, faults_in_child_builds_copy_and_compact) {
-  hook h = {0};
-  gv_allocator al = {h_realloc, &h};
+  t_hook h = {0};
+  gv_allocator al = {t_hook_realloc, &h};
   gv_arena_config pc = {.alloc = &al};
   gv_arena *p = NULL;
   cr_assert_eq(gv_arena_new(&pc, &p), GV_OK);

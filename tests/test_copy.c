@@ -341,22 +341,6 @@ Test(hostorder, wire_round_trip_and_copy) {
 }
 
 /* ---- fail the N-th allocation ---- */
-typedef struct hook {
-  int armed;
-  long calls, fail_at, failed;
-} hook;
-static void *h_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
-  hook *h = ctx;
-  if (new_size == 0) {
-    free(p);
-    return NULL;
-  }
-  if (new_size > old_size && h->armed && ++h->calls == h->fail_at) {
-    h->failed++;
-    return NULL;
-  }
-  return realloc(p, new_size);
-}
 
 Test(faults, copy_and_host_keysets_fail_cleanly) {
   gv_arena *src = t_arena();
@@ -382,8 +366,8 @@ Test(faults, copy_and_host_keysets_fail_cleanly) {
   for (int which = 0; which < 6; which++) {
     long injected = 0;
     for (long n = 1;; n++) {
-      hook h = {0, 0, n, 0};
-      gv_allocator al = {h_realloc, &h};
+      t_hook h = {0, 0, n, 0};
+      gv_allocator al = {t_hook_realloc, &h};
       gv_arena_config cfg = {.alloc = &al, .seed = 3};
       gv_arena *b = NULL;
       cr_assert_eq(gv_arena_new(&cfg, &b), GV_OK);

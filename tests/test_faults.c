@@ -13,27 +13,6 @@
 
 #include "support.h"
 
-/* ---- the failing allocator ---- */
-typedef struct hook {
-  int armed;
-  long calls;   /* growing allocations since armed */
-  long fail_at; /* which one fails */
-  long failed;  /* failures injected in this test */
-} hook;
-
-static void *h_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
-  hook *h = ctx;
-  if (new_size == 0) {
-    free(p);
-    return NULL;
-  }
-  if (new_size > old_size && h->armed && ++h->calls == h->fail_at) {
-    h->failed++;
-    return NULL;
-  }
-  return realloc(p, new_size);
-}
-
 /* ---- the fixture: an arena with the hook and trees built before arming ---- */
 #define MAX_KEPT 64
 
@@ -44,7 +23,7 @@ typedef struct kept {
 } kept;
 
 typedef struct fx {
-  hook h;
+  t_hook h;
   gv_allocator al;
   gv_arena *a;
   gv_error err;
@@ -110,7 +89,7 @@ static gv_status w_buf(void *ctx, const char *d, size_t len) {
 
 static void fx_init(void) {
   memset(&F, 0, sizeof F);
-  F.al.realloc = h_realloc;
+  F.al.realloc = t_hook_realloc;
   F.al.ctx = &F.h;
   /* max_output: flatten_with_path of the chain needs its exact path count */
   gv_arena_config cfg = {0, 0, &F.al, 7, 60000, NULL};
@@ -640,12 +619,12 @@ FAULT_TEST(fingerprint, GV_OK, 0)
  * each call with every possible allocation failing in turn, and the arena's
  * budget accounting matches the hook's view at the end. */
 typedef struct bal {
-  hook h;
+  t_hook h;
   size_t live;
 } bal;
 static void *b_realloc(void *ctx, void *p, size_t old_size, size_t new_size) {
   bal *b = ctx;
-  void *q = h_realloc(&b->h, p, old_size, new_size);
+  void *q = t_hook_realloc(&b->h, p, old_size, new_size);
   if (new_size == 0) {
     b->live -= old_size;
   } else if (q) {
