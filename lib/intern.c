@@ -241,6 +241,53 @@ static void gv__refill_from(gv_arena *a, const uint64_t *old, size_t on, size_t 
   }
 }
 
+/* Fills the (zeroed) table from old[0..on), a table 2^k times smaller, by
+ * streaming: the old slots, read from an empty one on, come in (home, rank)
+ * order; a slot of old home h has its new home in h * 2^k .. h * 2^k + 2^k - 1,
+ * so sorting each group of one old home by new home (ranks stay in order)
+ * gives the new table's (home, rank) order, and each slot goes to its home or
+ * right after the one before. No slot passes the new slot before the first
+ * one written: that slot is empty, because the old slot before the scan's
+ * start is (a range of homes ending there holds fewer slots than it is
+ * long). Returns 0, having written only part, when a group is too big for
+ * its buffer (the caller starts over slot by slot). */
+static int gv__grow_stream(gv_arena *a, const uint64_t *old, size_t on) {
+  unsigned nb = gv__bits(a->nslots), ob = gv__bits(on);
+  size_t mask = a->nslots - 1, omask = on - 1, j0 = 0, k = 0, pos = 0;
+  uint64_t grp[32], gold = 0;
+  size_t gnew[32];
+  uint64_t *nt = a->slots;
+  while (old[j0] != 0)
+    if (++j0 == on) return 0; /* never: the load stays under 3/4 */
+  size_t base = ((j0 + 1) << (nb - ob)) & mask;
+  for (size_t step = 1; step <= on; step++) {
+    uint64_t s = old[(j0 + step) & omask];
+    uint64_t x = s ? ((s >> 32) ^ a->seed) * 0x9E3779B97F4A7C15ull : 0;
+    uint64_t oh = x >> (64 - ob);
+    if (k && (s == 0 || oh != gold)) { /* place the group */
+      for (size_t i = 0; i < k; i++) {
+        size_t u = (gnew[i] - base) & mask;
+        if (u > pos) pos = u;
+        if (pos >= mask) return 0; /* never (see above) */
+        nt[(base + pos) & mask] = grp[i];
+        pos++;
+      }
+      k = 0;
+    }
+    if (s == 0) continue;
+    if (k == 32) return 0;
+    size_t nh = (size_t)(x >> (64 - nb)), y = k++;
+    for (; y > 0 && gnew[y - 1] > nh; y--) { /* stable: ranks stay in order */
+      grp[y] = grp[y - 1];
+      gnew[y] = gnew[y - 1];
+    }
+    grp[y] = s;
+    gnew[y] = nh;
+    gold = oh;
+  }
+  return 1;
+}
+
 /* Gives the table ns slots (a power of two) holding the entries below keep
  * (the others are being rolled back); GV_ENOMEM leaves it as it was, except
  * that a shrink never fails. */
@@ -260,7 +307,10 @@ static gv_status gv__relayout(gv_arena *a, size_t ns, size_t keep) {
   memset(p, 0, ns * sizeof *p);
   a->slots = p;
   a->nslots = ns;
-  if (on) gv__refill_from(a, old, on, keep);
+  if (on && (ns < on || !gv__grow_stream(a, old, on))) {
+    if (ns > on) memset(p, 0, ns * sizeof *p); /* a part was written */
+    gv__refill_from(a, old, on, keep);
+  }
   gv__raw_free(a, old, on * sizeof *old);
   return GV_OK;
 }
