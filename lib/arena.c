@@ -151,6 +151,7 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
   a->max_bytes = cfg->max_bytes;
   a->max_depth = cfg->max_depth ? cfg->max_depth : GV_DEFAULT_MAX_DEPTH;
   a->seed = cfg->seed;
+  a->probe_nentries = SIZE_MAX;
   a->max_output = cfg->max_output;
   a->reserved = sizeof *a;
   *out = a;
@@ -190,7 +191,7 @@ gv_status gv_arena_freeze(gv_arena *a) {
   gv__raw_free(a, a->tmp, a->tmp_cap);
   a->tmp = NULL;
   a->tmp_cap = 0;
-  a->probe_nslots = 0;
+  a->probe_nentries = SIZE_MAX;
   a->frozen = 1;
   return GV_OK;
 }

@@ -383,9 +383,10 @@ struct gv_arena {
   size_t nslots;   /* power of two (or 0) */
   uint64_t lookups, hits;
   size_t nsecondary; /* entries that also have a secondary slot */
-  /* where the last missed lookup ended (an empty slot), to insert without a second probe */
+  /* where the last missed lookup stopped, to insert without a second probe;
+   * valid while nentries is still probe_nentries (SIZE_MAX: none) */
   uint64_t probe_hash;
-  size_t probe_slot, probe_nslots;
+  size_t probe_slot, probe_nentries;
   /* reusable scratch for constructors (sorting keys, hashing); counted in reserved */
   void *tmp;
   size_t tmp_cap;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_arena.c -- budgets, marks and rollback, stats, the allocator hook. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "support.h"
@@ -174,5 +175,84 @@ Test(arena, node_at_walks_creation_order) {
   cr_assert_eq(gv_arena_node_at(a, 1), y);
   cr_assert_null(gv_arena_node_at(a, 2));
   cr_assert_null(gv_arena_node_at(NULL, 0));
+  gv_arena_free(a);
+}
+
+/* Builds batch `b` of a mix of interned nodes: strs, pairs of them, and
+ * dicts of 8..11 of them (sorted keysets of 8+ keys also take a secondary
+ * slot in the table). */
+static void build_batch(gv_arena *a, int b, int n) {
+  char s[32];
+  const gv_node *keys[12], *vals[12], *prev = NULL;
+  for (int i = 0; i < n; i++) {
+    int len = snprintf(s, sizeof s, "b%d-%d", b, i);
+    const gv_node *x;
+    cr_assert_eq(gv_str(a, s, (size_t)len, &x, NULL), GV_OK);
+    if (prev) {
+      const gv_node *two[2] = {prev, x}, *t;
+      cr_assert_eq(gv_tuple(a, two, 2, &t, NULL), GV_OK);
+    }
+    keys[i % 12] = x;
+    vals[i % 12] = prev ? prev : x;
+    if (i % 12 == 11) {
+      const gv_node *d;
+      size_t k = 8 + (size_t)(i / 12) % 4;
+      cr_assert_eq(gv_dict(a, keys, vals, k, &d, NULL), GV_OK);
+    }
+    prev = x;
+  }
+}
+
+/* The intern table's layout is a function of what it holds: taking slots out
+ * of their runs, growing the table (one doubling at a time, or several at once
+ * for a big flatten_with_path) and shrinking it back on rollback, with or
+ * without memory for a new table, leaves it byte for byte as it was. */
+Test(arena, table_layout_survives_growth_and_rollback) {
+  t_hook h = {0};
+  gv_allocator al = {t_hook_realloc, &h};
+  gv_arena_config cfg = {.alloc = &al, .seed = 12345};
+  gv_arena *a;
+  cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
+  for (int round = 0; round < 4; round++) {
+    build_batch(a, round, 3000 + 1000 * round);
+    t_snapshot before = t_snap(a);
+    gv_mark m = gv_arena_mark(a);
+    build_batch(a, 50 + round, 400); /* slots taken out of their runs, table kept */
+    cr_assert_eq(gv_arena_rollback(a, &m), GV_OK);
+    t_snapshot small = t_snap(a);
+    cr_assert(t_snap_eq(&before, &small), "round %d: a rollback without growth changed the table",
+              round);
+    m = gv_arena_mark(a);
+    if (round == 1) { /* several doublings at once: one tuple pair per leaf */
+      const gv_node *items[4000], *t, *out;
+      for (int i = 0; i < 4000; i++)
+        cr_assert_eq(gv_int(a, BIG(i), &items[i], NULL), GV_OK);
+      cr_assert_eq(gv_list(a, items, 4000, &t, NULL), GV_OK);
+      cr_assert_eq(gv_flatten_with_path(a, t, &out, NULL), GV_OK);
+    }
+    build_batch(a, 100 + round, 20000);
+    gv_stats grown;
+    gv_arena_stats(a, &grown);
+    cr_assert_gt(grown.table_slots, before.st.table_slots, "round %d: the table did not grow",
+                 round);
+    if (round == 2) { /* no memory for a new table: the shrink is done in place */
+      h.armed = 1;
+      h.calls = 0;
+      h.fail_at = 1;
+    }
+    cr_assert_eq(gv_arena_rollback(a, &m), GV_OK);
+    if (round == 2) cr_assert_eq(h.failed, 1, "the shrink did not try a new table");
+    h.armed = 0;
+    t_snapshot after = t_snap(a);
+    cr_assert(t_snap_eq(&before, &after), "round %d: table %zu -> %zu slots, digest %s", round,
+              before.st.table_slots, after.st.table_slots,
+              before.digest == after.digest ? "same" : "differs");
+    /* and every node is still found: rebuilding the batches adds nothing */
+    for (int b = 0; b <= round; b++)
+      build_batch(a, b, 3000 + 1000 * b);
+    gv_stats again;
+    gv_arena_stats(a, &again);
+    cr_assert_eq(again.nodes, before.st.nodes, "round %d: a node was not found again", round);
+  }
   gv_arena_free(a);
 }
