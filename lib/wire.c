@@ -128,6 +128,7 @@ typedef struct w_enc {
   size_t cap;               /* slots: a power of two, or 0 */
   unsigned shift;           /* 64 - log2(cap): the home slot of hash h is h >> shift */
   size_t limit;             /* records the map takes before it grows (recs has room for them) */
+  size_t want;              /* slots for the records guessed (see w_walk) */
   size_t len;               /* records numbered so far */
   gv__vec recs;             /* const gv_node *: the node of each record */
   gv__vec stack;            /* w_frame */
@@ -220,7 +221,8 @@ static gv_status w_resize(w_enc *e, size_t ncap) {
 /* Numbers x (hash h; at: where w_find ended) as record e->len. */
 static inline gv_status w_number(w_enc *e, const gv_node *x, uint64_t h, size_t at) {
   if (e->len >= e->limit) {
-    if (e->len >= W_MAX_RECORDS || w_resize(e, e->cap * 2) != GV_OK) return GV_ENOMEM;
+    size_t ncap = e->cap * 2 > e->want ? e->cap * 2 : e->want;
+    if (e->len >= W_MAX_RECORDS || w_resize(e, ncap) != GV_OK) return GV_ENOMEM;
     size_t found = w_find(e, x, h, &at); /* absent: where it goes now */
     (void)found;
   }
@@ -485,13 +487,16 @@ static gv_status w_open(w_enc *e, const gv_node *n) {
 
 /* One pass: a depth-first walk with an explicit stack numbers every distinct
  * node in post-order and appends its record as soon as its refs are known.
- * hint: about how many records there will be (the map and the first chunk of
- * record bytes are made for that many; a wrong guess costs a resize). */
+ * hint: about how many records there will be. The first chunk of record bytes
+ * is made for that many, and so is the map when it first grows: it starts
+ * small, because a walk down a deep chain looks every node up before it
+ * numbers any (a big empty map would make each of those a cache miss). A
+ * wrong guess costs a resize. */
 static gv_status w_walk(w_enc *e, const gv_node *root, size_t hint, gv_error *err) {
-  size_t cap = 256;
-  while (cap / 4 * 3 < hint)
-    cap *= 2;
-  if (w_resize(e, cap) != GV_OK) return gv__oom(err);
+  e->want = 256;
+  while (e->want / 4 * 3 < hint)
+    e->want *= 2;
+  if (w_resize(e, 256) != GV_OK) return gv__oom(err);
   size_t first = hint < W_CHUNK_MAX / 8 ? hint * 8 : W_CHUNK_MAX;
   if (w_chunk_new(e, first < W_CHUNK_MIN ? W_CHUNK_MIN : first) != GV_OK) return gv__oom(err);
   size_t at = 0;
