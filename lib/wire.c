@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* wire.c -- the binary wire format (docs/wire-format.md) and fingerprints.
  *
- * Encoding is two passes over the DAG, both iterative: the first walks the
- * tree depth-first with an explicit stack and gives every distinct node an
- * index in post-order (a pointer -> index hash map dedups shared nodes); the
- * second writes the records in index order, each child as a back-reference.
+ * Encoding walks the DAG once, depth-first with an explicit stack: every
+ * distinct node gets a number in post-order (a pointer -> number hash map
+ * dedups shared nodes) and its record, each child a back-reference, is
+ * appended as soon as its children are numbered; the header, which holds the
+ * record count, goes out first, then the records.
  * Decoding reads the records in order and rebuilds every value through the
  * public constructors, so all the usual validation and interning applies;
  * metadata records (keysets, schemas, ctypes) are kept pending until a value
