@@ -615,6 +615,45 @@ FAULT_TEST(encode, GV_OK, 1)
 FAULT_TEST(decode, GV_OK, 0)
 FAULT_TEST(fingerprint, GV_OK, 0)
 
+/* The encoder sizes its map and first chunk of record bytes from a guess that
+ * reads the call's arena; called with an empty arena (the same hook) it guesses
+ * one record, so encoding [x, y] grows the map and the record array several times
+ * and writes several chunks: every one of those allocations fails in turn, and
+ * the bytes that come out in the end are those the right guess gives. */
+static gv_arena *G_small;
+static const gv_node *G_xy; /* [x, y] */
+static mbuf G_xenc;
+static gv_status op_encode_small_arena(const gv_node **r) {
+  mbuf b = {NULL, 0, 0};
+  gv_status s = gv_encode(G_small, G_xy, w_buf, &b, E);
+  if (s == GV_OK)
+    cr_assert(b.len == G_xenc.len && memcmp(b.p, G_xenc.p, b.len) == 0,
+              "encoded from an empty arena: other bytes");
+  free(b.p);
+  *r = NULL;
+  return s;
+}
+static void fx_init_small(void) {
+  fx_init();
+  gv_arena_config cfg = {0, 0, &F.al, 0, 0, NULL};
+  cr_assert_eq(gv_arena_new(&cfg, &G_small), GV_OK);
+  memset(&G_xenc, 0, sizeof G_xenc);
+  const gv_node *xy[2] = {F.x, F.y};
+  cr_assert_eq(gv_list(F.a, xy, 2, &G_xy, NULL), GV_OK);
+  cr_assert_eq(gv_encode(F.a, G_xy, w_buf, &G_xenc, NULL), GV_OK);
+  cr_assert_gt(G_xenc.len, 2048, "[x, y] should take two chunks or more of record bytes (%zu)",
+               G_xenc.len);
+}
+static void fx_fini_small(void) {
+  free(G_xenc.p);
+  gv_arena_free(G_small);
+  fx_fini();
+}
+Test(faults, encode_small_arena, .init = fx_init_small, .fini = fx_fini_small) {
+  long k = drive("encode_small_arena", op_encode_small_arena, GV_OK);
+  cr_assert_gt(k, 4, "encode_small_arena: too few allocations failed (%ld)", k);
+}
+
 /* Every injected failure together: the whole battery runs in one arena,
  * each call with every possible allocation failing in turn, and the arena's
  * budget accounting matches the hook's view at the end. */
