@@ -85,39 +85,64 @@ static int gv__same(const gv_node *n, const gv__cand *c) {
   }
 }
 
+/* A walk over the slots of t that may hold a given hash fragment: from its
+ * home on, until an empty slot or one whose home lies past it (the run is
+ * in home order). i ends where the walk stopped: where a new slot of that
+ * fragment would go after the ones of its home. */
+typedef struct gv__run {
+  size_t i, d, mask;
+  unsigned bits;
+  uint64_t frag;
+} gv__run;
+
+static inline int gv__run_start(const gv_arena *t, uint64_t hash, gv__run *r) {
+  if (t->nslots == 0) return 0;
+  r->bits = gv__bits(t->nslots);
+  r->mask = t->nslots - 1;
+  r->frag = hash >> 32;
+  r->i = gv__home(t, r->frag, r->bits);
+  r->d = 0;
+  return 1;
+}
+
+/* The next slot of the walk with its fragment, primary (sec 0) or secondary
+ * (GV__SLOT_SEC); 0 when there is none. */
+static inline uint64_t gv__run_next(const gv_arena *t, gv__run *r, uint32_t sec) {
+  for (;;) {
+    uint64_t s = t->slots[r->i];
+    if (s == 0 || gv__dist(t, s, r->i, r->bits, r->mask) < r->d) return 0;
+    r->i = (r->i + 1) & r->mask;
+    r->d++;
+    if ((s >> 32) == r->frag && ((uint32_t)s & GV__SLOT_SEC) == sec) return s;
+  }
+}
+
+/* The entry a slot stands for. */
+static inline const gv_node *gv__slot_node(const gv_arena *t, uint64_t s) {
+  return t->entries[((uint32_t)s & ~GV__SLOT_SEC) - 1];
+}
+
 /* The node equal to c in t's own table, or NULL; reads t only (t may be a
  * frozen parent that other threads read at the same time). With at, where
  * the probe stopped (where c would go). */
 static const gv_node *gv__probe(const gv_arena *t, const gv__cand *c, size_t *at) {
-  if (t->nslots == 0) return NULL;
-  unsigned bits = gv__bits(t->nslots);
-  size_t mask = t->nslots - 1, i = gv__home(t, c->hash >> 32, bits);
-  uint64_t frag = c->hash >> 32;
-  for (size_t d = 0;; i = (i + 1) & mask, d++) {
-    uint64_t s = t->slots[i];
-    if (s == 0 || gv__dist(t, s, i, bits, mask) < d) break;
-    if ((s >> 32) == frag && !((uint32_t)s & GV__SLOT_SEC)) {
-      const gv_node *n = t->entries[(uint32_t)s - 1];
-      if (gv__same(n, c)) return n;
-    }
+  gv__run r;
+  if (!gv__run_start(t, c->hash, &r)) return NULL;
+  for (uint64_t s; (s = gv__run_next(t, &r, 0)) != 0;) {
+    const gv_node *n = gv__slot_node(t, s);
+    if (gv__same(n, c)) return n;
   }
-  if (at) *at = i;
+  if (at) *at = r.i;
   return NULL;
 }
 
 int gv__intern_has(const gv_arena *a, const gv_node *n) {
   if (!n || gv__is_imm(n)) return 1;
   for (const gv_arena *t = a; t; t = t->parent) {
-    if (t->nslots == 0) continue;
-    unsigned bits = gv__bits(t->nslots);
-    size_t mask = t->nslots - 1, i = gv__home(t, n->hash >> 32, bits);
-    uint64_t frag = n->hash >> 32;
-    for (size_t d = 0;; i = (i + 1) & mask, d++) {
-      uint64_t s = t->slots[i];
-      if (s == 0 || gv__dist(t, s, i, bits, mask) < d) break;
-      if ((s >> 32) == frag && !((uint32_t)s & GV__SLOT_SEC) && t->entries[(uint32_t)s - 1] == n)
-        return 1;
-    }
+    gv__run r;
+    if (!gv__run_start(t, n->hash, &r)) continue;
+    for (uint64_t s; (s = gv__run_next(t, &r, 0)) != 0;)
+      if (gv__slot_node(t, s) == n) return 1;
   }
   return 0;
 }
@@ -147,19 +172,14 @@ const gv_node *gv__intern_find(gv_arena *a, const gv__cand *c) {
 }
 
 static const gv_node *gv__probe_set(const gv_arena *t, uint64_t sethash, size_t n) {
-  if (t->nslots == 0) return NULL;
-  unsigned bits = gv__bits(t->nslots);
-  size_t mask = t->nslots - 1, i = gv__home(t, sethash >> 32, bits);
-  uint64_t frag = sethash >> 32;
-  for (size_t d = 0;; i = (i + 1) & mask, d++) {
-    uint64_t s = t->slots[i];
-    if (s == 0 || gv__dist(t, s, i, bits, mask) < d) return NULL;
-    if ((s >> 32) == frag && ((uint32_t)s & GV__SLOT_SEC)) {
-      const gv_node *e = t->entries[((uint32_t)s & ~GV__SLOT_SEC) - 1];
-      uint64_t h2;
-      if (e->arity == n && gv__secondary(e, &h2) && h2 == sethash) return e;
-    }
+  gv__run r;
+  if (!gv__run_start(t, sethash, &r)) return NULL;
+  for (uint64_t s; (s = gv__run_next(t, &r, GV__SLOT_SEC)) != 0;) {
+    const gv_node *e = gv__slot_node(t, s);
+    uint64_t h2;
+    if (e->arity == n && gv__secondary(e, &h2) && h2 == sethash) return e;
   }
+  return NULL;
 }
 
 const gv_node *gv__intern_find_set(const gv_arena *a, uint64_t sethash, size_t n) {
