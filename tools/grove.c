@@ -206,6 +206,22 @@ typedef struct cli {
   size_t elen, ecap;
 } cli;
 
+/* Makes *p (*cap elements of elem bytes) hold need elements, doubling; 0 when out of memory
+ * (*p is then as it was). */
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 1;
+  size_t ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2 / elem) return 0;
+    ncap *= 2;
+  }
+  void *np = realloc(*p, ncap * elem);
+  if (!np) return 0;
+  *p = np;
+  *cap = ncap;
+  return 1;
+}
+
 /* An error line (or part of one) for stderr, or kept under capture. */
 static void errf(cli *c, const char *fmt, ...) GV_PRINTF(2, 3);
 static void errf(cli *c, const char *fmt, ...) {
@@ -221,15 +237,7 @@ static void errf(cli *c, const char *fmt, ...) {
   va_end(ap);
   if (n < 0) return;
   size_t len = (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1;
-  if (c->ecap - c->elen < len + 1) {
-    size_t ncap = c->ecap ? 2 * c->ecap : 256;
-    while (ncap - c->elen < len + 1)
-      ncap *= 2;
-    char *nb = realloc(c->ebuf, ncap);
-    if (!nb) return;
-    c->ebuf = nb;
-    c->ecap = ncap;
-  }
+  if (!grow((void **)&c->ebuf, &c->ecap, c->elen + len + 1, 1)) return;
   memcpy(c->ebuf + c->elen, tmp, len);
   c->elen += len;
   c->ebuf[c->elen] = '\0';
@@ -242,22 +250,9 @@ static void put(cli *c, const char *data, size_t len) {
   c->out_bytes += len;
   if (c->buffered) {
     if (c->buf_oom) return;
-    if (c->cap - c->len < len) {
-      size_t ncap = c->cap ? c->cap : 4096;
-      while (ncap - c->len < len) {
-        if (ncap > SIZE_MAX / 2) {
-          c->buf_oom = 1;
-          return;
-        }
-        ncap *= 2;
-      }
-      char *nb = realloc(c->buf, ncap);
-      if (!nb) {
-        c->buf_oom = 1;
-        return;
-      }
-      c->buf = nb;
-      c->cap = ncap;
+    if (len > SIZE_MAX - c->len || !grow((void **)&c->buf, &c->cap, c->len + len, 1)) {
+      c->buf_oom = 1;
+      return;
     }
     memcpy(c->buf + c->len, data, len);
     c->len += len;
@@ -886,7 +881,7 @@ static int do_stats(cli *c, const gv_node *t, int oneline) {
   gv_arena_stats(c->a, &s);
   char buf[256];
   const char *q = c->json ? "\"" : "'";
-  if (oneline)
+  if (oneline || c->json) /* one line; JSON's is the same with double quotes */
     snprintf(buf, sizeof buf,
              "{%snodes%s: %" PRIu64 ", %sdistinct_nodes%s: %zu, %sleaves%s: %" PRIu64
              ", %sdepth%s: %zu, %sarena_bytes%s: %zu}\n",
@@ -894,10 +889,8 @@ static int do_stats(cli *c, const gv_node *t, int oneline) {
              s.bytes_reserved);
   else
     snprintf(buf, sizeof buf,
-             c->json ? "{\"nodes\": %" PRIu64 ", \"distinct_nodes\": %zu, \"leaves\": %" PRIu64
-                       ", \"depth\": %zu, \"arena_bytes\": %zu}\n"
-                     : "nodes: %" PRIu64 "\ndistinct nodes: %zu\nleaves: %" PRIu64
-                       "\ndepth: %zu\narena bytes: %zu\n",
+             "nodes: %" PRIu64 "\ndistinct nodes: %zu\nleaves: %" PRIu64
+             "\ndepth: %zu\narena bytes: %zu\n",
              nodes, distinct, gv_num_leaves(t), gv_depth(t), s.bytes_reserved);
   put_s(c, buf);
   return 0;
@@ -915,9 +908,75 @@ static gv_status star_to_none(void *ctx, gv_arena *a, const gv_node *const *valu
   return gv_none(a, out, NULL);
 }
 
+/* The structure of t; under --json its leaves are null instead of * (JSON has no *, and no None
+ * is left in a structure). */
+static gv_status structure_of(cli *c, gv_arena *a, const gv_node *t, const gv_node **out,
+                              gv_error *e) {
+  gv_status s = gv_structure(a, t, out, e);
+  if (s == GV_OK && c->json) {
+    const gv_node *skeleton = *out;
+    s = gv_map(a, star_to_none, NULL, &skeleton, 1, true, out, e);
+  }
+  return s;
+}
+
+/* What a failed assert-same-structure or assert-same-paths prints. */
+static void put_mismatch(cli *c, const gv_error *e) {
+  const char *msg = e->msg[0] ? e->msg : "mismatch";
+  if (c->json) {
+    put_s(c, "{\"ok\": false, \"error\": ");
+    put_json_string(c, msg);
+    put_s(c, "}\n");
+  } else {
+    put_s(c, msg);
+    put_s(c, "\n");
+  }
+}
+
+/* The fingerprint of t in hex on a line of its own (a JSON string under --json). */
+static gv_status put_fingerprint(cli *c, gv_arena *a, const gv_node *t, gv_error *e) {
+  uint8_t fp[16];
+  gv_status s = gv_fingerprint(a, t, fp, e);
+  if (s != GV_OK) return s;
+  char hex[40];
+  for (size_t i = 0; i < 16; i++)
+    snprintf(hex + 2 * i, 3, "%02x", (unsigned)fp[i]);
+  put_s(c, c->json ? "\"" : "");
+  put(c, hex, 32);
+  put_s(c, c->json ? "\"\n" : "\n");
+  return GV_OK;
+}
+
 static int oom(void) {
   fprintf(stderr, "grove: error: out of memory\n");
   return 2;
+}
+
+/* Whether the operation's first argument is a function name. */
+static int fn_op(const cli *c) {
+  return c->op == OP_MAP || c->op == OP_MAP_UP_TO || c->op == OP_MAP_SHAPE;
+}
+
+/* Loads args[0..n) into trees[0..n) (for a map operation args[0] is the function: trees[0]
+ * stays as it is) and parses the --replace values. Returns 0 or the exit code of an error. */
+static int load_args(cli *c, const char *const *args, size_t n, const gv_node **trees) {
+  if (fn_op(c)) {
+    c->fn = parse_fn(args[0]);
+    if (c->fn < 0) return usage_error("unknown function '%s' (id, add, type, str, none)", args[0]);
+  }
+  for (size_t i = fn_op(c) ? 1 : 0; i < n; i++) {
+    int rc = load_arg(c, args[i], i + 1, &trees[i]);
+    if (rc) return rc;
+  }
+  for (size_t i = 0; i < c->nrules; i++) {
+    if (!c->rules[i].value) continue;
+    gv_error e;
+    memset(&e, 0, sizeof e);
+    const char *v = c->rules[i].value;
+    gv_status s = gv_parse(c->a, v, strlen(v), &c->rules[i].node, &e);
+    if (s != GV_OK) return report(c, s, &e, "--replace");
+  }
+  return 0;
 }
 
 static int run_op(cli *c, const char *const *args, size_t n) {
@@ -929,14 +988,6 @@ static int run_op(cli *c, const char *const *args, size_t n) {
   const gv_node **trees = calloc(n ? n : 1, sizeof *trees);
   if (!trees) return oom();
 
-  int fn_op = c->op == OP_MAP || c->op == OP_MAP_UP_TO || c->op == OP_MAP_SHAPE;
-  if (fn_op) {
-    c->fn = parse_fn(args[0]);
-    if (c->fn < 0) {
-      rc = usage_error("unknown function '%s' (id, add, type, str, none)", args[0]);
-      goto done;
-    }
-  }
   if (c->op == OP_CONVERT && c->to && strcmp(c->to, "wire") == 0 && !c->output &&
       isatty(fileno(stdout))) {
     fprintf(stderr, "grove: error: convert: refusing to write binary output to a terminal "
@@ -944,19 +995,7 @@ static int run_op(cli *c, const char *const *args, size_t n) {
     rc = 2;
     goto done;
   }
-  for (size_t i = fn_op ? 1 : 0; i < n; i++) {
-    rc = load_arg(c, args[i], i + 1, &trees[i]);
-    if (rc) goto done;
-  }
-  for (size_t i = 0; i < c->nrules; i++) {
-    if (!c->rules[i].value) continue;
-    const char *v = c->rules[i].value;
-    s = gv_parse(c->a, v, strlen(v), &c->rules[i].node, &e);
-    if (s != GV_OK) {
-      rc = report(c, s, &e, "--replace");
-      goto done;
-    }
-  }
+  if ((rc = load_args(c, args, n, trees)) != 0) goto done;
 
   const gv_node *t = trees[0];
   switch (c->op) {
@@ -1008,11 +1047,7 @@ static int run_op(cli *c, const char *const *args, size_t n) {
     break;
   }
   case OP_STRUCTURE:
-    s = gv_structure(c->a, t, &out, &e);
-    if (s == GV_OK && c->json) { /* JSON has no *: the leaves print as null (no None is left) */
-      const gv_node *skeleton = out;
-      s = gv_map(c->a, star_to_none, NULL, &skeleton, 1, true, &out, &e);
-    }
+    s = structure_of(c, c->a, t, &out, &e);
     break;
   case OP_IS_NESTED: {
     int nested = gv_is_nested(t);
@@ -1073,32 +1108,15 @@ static int run_op(cli *c, const char *const *args, size_t n) {
     s = c->op == OP_ASSERT_SAME_STRUCTURE ? gv_same_structure(c->a, trees[0], trees[1], &e)
                                           : gv_same_paths(c->a, trees[0], trees[1], &e);
     if (s == GV_EMISMATCH) {
-      const char *msg = e.msg[0] ? e.msg : "mismatch";
-      if (c->json) {
-        put_s(c, "{\"ok\": false, \"error\": ");
-        put_json_string(c, msg);
-        put_s(c, "}\n");
-      } else {
-        put_s(c, msg);
-        put_s(c, "\n");
-      }
+      put_mismatch(c, &e);
       rc = 1;
       goto done;
     }
     if (s == GV_OK && c->json) put_s(c, "{\"ok\": true}\n");
     break;
-  case OP_FINGERPRINT: {
-    uint8_t fp[16];
-    s = gv_fingerprint(c->a, t, fp, &e);
-    if (s != GV_OK) break;
-    char hex[40];
-    for (size_t i = 0; i < 16; i++)
-      snprintf(hex + 2 * i, 3, "%02x", (unsigned)fp[i]);
-    put_s(c, c->json ? "\"" : "");
-    put(c, hex, 32);
-    put_s(c, c->json ? "\"\n" : "\n");
+  case OP_FINGERPRINT:
+    s = put_fingerprint(c, c->a, t, &e);
     break;
-  }
   case OP_CONVERT: {
     const char *to = c->to ? c->to : (c->json ? "json" : "literal");
     if (strcmp(to, "wire") == 0) {
@@ -1179,24 +1197,24 @@ typedef struct lrec {
 } lrec;
 
 typedef struct lres {
-  size_t oend; /* the output of the line ends at out + oend */
-  size_t eend; /* its error text ends at err + eend */
+  size_t off, len; /* the line is text + off, len bytes (then a NUL) */
+  uint64_t lineno; /* its number in its source */
+  size_t src;      /* its source */
+  size_t oend;     /* the output of the line ends at out + oend */
+  size_t eend;     /* its error text ends at err + eend */
   int failed;
 } lres;
 
 typedef struct batch {
   char *text; /* the lines, each NUL-terminated */
   size_t tlen, tcap;
-  size_t *off;      /* line i starts at text + off[i] */
-  uint64_t *lineno; /* its number in its source */
-  size_t *src;      /* its source */
-  lres *res;
-  size_t n, cap, offcap, lncap, srccap;
+  lres *res; /* the lines */
+  size_t n, cap;
   gen *g;
   char *out; /* the results, one after another */
-  size_t olen, ocap;
+  size_t ocap;
   char *err; /* the error texts of failed lines, one after another */
-  size_t elen, ecap;
+  size_t ecap;
   lrec *recs;
   size_t nrecs, rcap;
   int state; /* 0 free, 1 ready for a worker, 2 taken, 3 done */
@@ -1251,20 +1269,6 @@ static void gen_release(gen *g) {
   free(g->thash);
   free((void *)g->tmpl);
   free(g);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t ncap = *cap ? *cap : 16;
-  while (ncap < need) {
-    if (ncap > SIZE_MAX / 2 / elem) return 0;
-    ncap *= 2;
-  }
-  void *np = realloc(*p, ncap * elem);
-  if (!np) return 0;
-  *p = np;
-  *cap = ncap;
-  return 1;
 }
 
 /* A new generation holding the fixed trees of old (or base, the first time) and the
@@ -1374,8 +1378,6 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
     return 1;
   }
   w->a = a;
-  for (size_t i = 0; i < w->nrules; i++)
-    w->rules[i].node = g->rules[i];
   w->fnmsg[0] = '\0';
   gv_error e;
   memset(&e, 0, sizeof e);
@@ -1421,11 +1423,7 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
     s = gv_flatten_with_path(a, t, &out, &e);
     break;
   case OP_STRUCTURE:
-    s = gv_structure(a, t, &out, &e);
-    if (s == GV_OK && w->json) {
-      const gv_node *skeleton = out;
-      s = gv_map(a, star_to_none, NULL, &skeleton, 1, true, &out, &e);
-    }
+    s = structure_of(w, a, t, &out, &e);
     break;
   case OP_IS_NESTED: {
     int nested = gv_is_nested(t);
@@ -1474,34 +1472,16 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
     s = w->op == OP_ASSERT_SAME_STRUCTURE ? gv_same_structure(a, fixed0, t, &e)
                                           : gv_same_paths(a, fixed0, t, &e);
     if (s == GV_EMISMATCH) {
-      const char *msg = e.msg[0] ? e.msg : "mismatch";
-      if (w->json) {
-        put_s(w, "{\"ok\": false, \"error\": ");
-        put_json_string(w, msg);
-        put_s(w, "}\n");
-      } else {
-        put_s(w, msg);
-        put_s(w, "\n");
-      }
+      put_mismatch(w, &e);
       rc = 2; /* a result, and a failed line */
       s = GV_OK;
     } else if (s == GV_OK) {
       put_s(w, w->json ? "{\"ok\": true}\n" : "ok\n");
     }
     break;
-  case OP_FINGERPRINT: {
-    uint8_t fp[16];
-    s = gv_fingerprint(a, t, fp, &e);
-    if (s != GV_OK) break;
-    char hex[40];
-    for (size_t i = 0; i < 16; i++)
-      snprintf(hex + 2 * i, 3, "%02x", (unsigned)fp[i]);
-    hex[32] = '\n';
-    if (w->json) put_s(w, "\"");
-    put(w, hex, w->json ? 32 : 33);
-    if (w->json) put_s(w, "\"\n");
+  case OP_FINGERPRINT:
+    s = put_fingerprint(w, a, t, &e);
     break;
-  }
   case OP_CONVERT:
     out = t;
     break;
@@ -1532,6 +1512,8 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
 /* Runs every line of b; its outputs and errors go into b. */
 static void run_batch(cli *w, batch *b) {
   b->nrecs = 0;
+  for (size_t i = 0; i < w->nrules; i++) /* the rules' replacements live in the batch's parent */
+    w->rules[i].node = b->g->rules[i];
   w->buffered = 1;
   w->buf = b->out;
   w->cap = b->ocap;
@@ -1543,7 +1525,7 @@ static void run_batch(cli *w, batch *b) {
   for (size_t i = 0; i < b->n; i++) {
     size_t before = w->len;
     w->buf_oom = 0;
-    int bad = run_line(w, b->g, b->text + b->off[i], strlen(b->text + b->off[i]), b, i);
+    int bad = run_line(w, b->g, b->text + b->res[i].off, b->res[i].len, b, i);
     if (bad && w->buf_oom) w->len = before; /* the output buffer failed: nothing of the line */
     b->res[i].failed = bad;
     b->res[i].oend = w->len;
@@ -1551,10 +1533,8 @@ static void run_batch(cli *w, batch *b) {
   }
   b->out = w->buf;
   b->ocap = w->cap;
-  b->olen = w->len;
   b->err = w->ebuf;
   b->ecap = w->ecap;
-  b->elen = w->elen;
   w->buf = NULL;
   w->ebuf = NULL;
   w->len = w->cap = w->elen = w->ecap = 0;
@@ -1562,9 +1542,6 @@ static void run_batch(cli *w, batch *b) {
 
 static void batch_free(batch *b) {
   free(b->text);
-  free(b->off);
-  free(b->lineno);
-  free(b->src);
   free(b->res);
   free(b->out);
   free(b->err);
@@ -1627,9 +1604,6 @@ static int fill_batch(stream *st, batch *b) {
     if (blank(p, n)) continue;
     if (memchr(p, '\0', n)) n = strlen(p); /* a NUL ends the line's text (the parser reports it) */
     if (!grow((void **)&b->text, &b->tcap, b->tlen + n + 1, 1) ||
-        !grow((void **)&b->off, &b->offcap, b->n + 1, sizeof *b->off) ||
-        !grow((void **)&b->lineno, &b->lncap, b->n + 1, sizeof *b->lineno) ||
-        !grow((void **)&b->src, &b->srccap, b->n + 1, sizeof *b->src) ||
         !grow((void **)&b->res, &b->cap, b->n + 1, sizeof *b->res)) {
       fprintf(stderr, "grove: error: out of memory\n");
       st->fatal = st->eof = 1;
@@ -1637,9 +1611,7 @@ static int fill_batch(stream *st, batch *b) {
     }
     memcpy(b->text + b->tlen, p, n);
     b->text[b->tlen + n] = '\0';
-    b->off[b->n] = b->tlen;
-    b->lineno[b->n] = st->lineno;
-    b->src[b->n] = st->src;
+    b->res[b->n] = (lres){.off = b->tlen, .len = n, .lineno = st->lineno, .src = st->src};
     b->tlen += n + 1;
     b->n++;
   }
@@ -1778,10 +1750,10 @@ static void write_batch(stream *st, batch *b) {
       else if (strncmp(msg, "grove: ", 7) == 0)
         rest = msg + 7;
       if (st->nsrcs > 1)
-        fprintf(stderr, "%s%s: line %" PRIu64 ": %.*s", head, src_name(st, b->src[i]), b->lineno[i],
+        fprintf(stderr, "%s%s: line %" PRIu64 ": %.*s", head, src_name(st, r->src), r->lineno,
                 (int)(r->eend - (size_t)(rest - b->err)), rest);
       else
-        fprintf(stderr, "%sline %" PRIu64 ": %.*s", head, b->lineno[i],
+        fprintf(stderr, "%sline %" PRIu64 ": %.*s", head, r->lineno,
                 (int)(r->eend - (size_t)(rest - b->err)), rest);
     }
     e = r->eend;
@@ -1795,7 +1767,7 @@ static void write_batch(stream *st, batch *b) {
     kcount *k = count_slot(st, b->recs[i].hash, 1);
     if (!k || k->count == UINT32_MAX) continue;
     if (++k->count == LN_FREQ && k->state == 0)
-      k->state = make_template(st, k->hash, b->text + b->off[b->recs[i].line]) ? 1 : 2;
+      k->state = make_template(st, k->hash, b->text + b->res[b->recs[i].line].off) ? 1 : 2;
   }
   st->lines_done += b->n;
   gen_release(b->g);
@@ -1998,6 +1970,16 @@ static int negative_literal(const char *w) {
          strcmp(w + 1, "NaN") == 0;
 }
 
+/* A whole decimal number in 0..max (no sign, no blanks); 1 and *out set, or 0. */
+static int parse_uint(const char *val, uint64_t max, uint64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(val, &end, 10);
+  if (!*val || *end || errno || val[0] == '-' || v > max) return 0;
+  *out = (uint64_t)v;
+  return 1;
+}
+
 /* Applies option o with value val (NULL if none); returns 0 or the exit code of an error. */
 static int set_option(cli *c, const optdef *o, const char *val) {
   switch (o->id) {
@@ -2008,23 +1990,15 @@ static int set_option(cli *c, const optdef *o, const char *val) {
     c->json = 1;
     break;
   case OPT_MAX_BYTES: {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(val, &end, 10);
-    if (!*val || *end || errno || val[0] == '-' || v > SIZE_MAX)
-      return usage_error("bad --max-bytes value '%s'", val);
+    uint64_t v;
+    if (!parse_uint(val, SIZE_MAX, &v)) return usage_error("bad --max-bytes value '%s'", val);
     c->max_bytes = (size_t)v;
     break;
   }
-  case OPT_MAX_OUTPUT: {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(val, &end, 10);
-    if (!*val || *end || errno || val[0] == '-')
+  case OPT_MAX_OUTPUT:
+    if (!parse_uint(val, UINT64_MAX, &c->max_output))
       return usage_error("bad --max-output value '%s'", val);
-    c->max_output = (uint64_t)v;
     break;
-  }
   case OPT_NONE_IS_LEAF:
     if (!val || strcmp(val, "true") == 0)
       c->none_is_leaf = 1;
@@ -2070,10 +2044,8 @@ static int set_option(cli *c, const optdef *o, const char *val) {
     c->fail_fast = 1;
     break;
   case OPT_JOBS: {
-    char *end = NULL;
-    errno = 0;
-    unsigned long v = strtoul(val, &end, 10);
-    if (!*val || *end || errno || val[0] == '-' || v < 1 || v > 256)
+    uint64_t v;
+    if (!parse_uint(val, 256, &v) || v < 1)
       return usage_error("bad --jobs value '%s' (1 to 256)", val);
     c->jobs = (size_t)v;
     break;
@@ -2120,25 +2092,10 @@ static int lines_main(cli *c, const opdef *def, const char *const *args, size_t 
   cfg.max_output = c->max_output;
   if (gv_arena_new(&cfg, &c->a) != GV_OK) return oom();
   if (c->op == OP_CONVERT && c->to) c->json = strcmp(c->to, "json") == 0;
-  int fn_op = c->op == OP_MAP || c->op == OP_MAP_UP_TO || c->op == OP_MAP_SHAPE;
-  const gv_node *fixed[4] = {NULL, NULL, NULL, NULL};
-  size_t nf = 0;
-  int rc = 0;
-  if (fn_op) {
-    c->fn = parse_fn(args[0]);
-    if (c->fn < 0) rc = usage_error("unknown function '%s' (id, add, type, str, none)", args[0]);
-  }
-  for (size_t i = fn_op ? 1 : 0; rc == 0 && i < nfixed; i++)
-    rc = load_arg(c, args[i], i + 1, &fixed[nf++]);
-  for (size_t i = 0; rc == 0 && i < c->nrules; i++) {
-    if (!c->rules[i].value) continue;
-    gv_error e;
-    memset(&e, 0, sizeof e);
-    const char *v = c->rules[i].value;
-    gv_status s = gv_parse(c->a, v, strlen(v), &c->rules[i].node, &e);
-    if (s != GV_OK) rc = report(c, s, &e, "--replace");
-  }
-  if (rc == 0) rc = run_lines(c, fixed, nf, args + nfixed, nargs - nfixed);
+  const gv_node *loaded[4] = {NULL, NULL, NULL, NULL};
+  size_t skip = fn_op(c) ? 1 : 0; /* the function name is no tree */
+  int rc = load_args(c, args, nfixed, loaded);
+  if (rc == 0) rc = run_lines(c, loaded + skip, nfixed - skip, args + nfixed, nargs - nfixed);
   gv_arena_free(c->a);
   c->a = NULL;
   return rc;
