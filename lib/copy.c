@@ -217,7 +217,7 @@ gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, 
   gv_status s = cp_run(&c, n, &res, err);
   cp_fini(&c);
   if (s != GV_OK) {
-    gv_arena_rollback(dst, &m);
+    gv__rollback(dst, &m);
     return s;
   }
   *out = res;

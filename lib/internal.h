@@ -431,6 +431,17 @@ gv_status gv__frozen_err(gv_error *err);
     if ((a) && (a)->frozen) return gv__frozen_err(err);                                            \
   } while (0)
 
+/* Runs a builder under a mark (a function body: returns): on failure the arena is rolled back. */
+#define GV__ATOMIC(a, expr)                                                                        \
+  do {                                                                                             \
+    if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
+    GV__WRITABLE(a);                                                                               \
+    gv_mark m_ = gv_arena_mark(a);                                                                 \
+    gv_status s_ = (expr);                                                                         \
+    if (s_ != GV_OK) gv__rollback((a), &m_);                                                       \
+    return s_;                                                                                     \
+  } while (0)
+
 /* GV_ERANGE (and the message) when an output of the given expanded size is
  * over the arena's max_output. */
 gv_status gv__check_output(const gv_arena *a, uint64_t size, gv_error *err);

@@ -524,17 +524,6 @@ gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const g
   return gv__make_h(a, kind, meta, aux, kids, n, NULL, out, err);
 }
 
-/* Runs a builder under a mark: on failure the arena is rolled back. */
-#define GV__ATOMIC(a, expr)                                                                        \
-  do {                                                                                             \
-    if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
-    GV__WRITABLE(a);                                                                               \
-    gv_mark m_ = gv_arena_mark(a);                                                                 \
-    gv_status s_ = (expr);                                                                         \
-    if (s_ != GV_OK) gv__rollback((a), &m_);                                                       \
-    return s_;                                                                                     \
-  } while (0)
-
 /* Allocates and interns a keyset known to be absent. twin NULL and perm NULL:
  * a sorted keyset (indexed from GV__KS_INDEX_MIN keys on); else twin is its
  * sorted twin and perm its sorted order. */
