@@ -368,10 +368,6 @@ done:
   return s;
 }
 
-static gv_status check_arena(const gv_arena *a, gv_error *err) {
-  return a ? GV_OK : gv__err(err, GV_EINVAL, "NULL arena");
-}
-
 /* GV_EINVAL unless n is a value node (not NULL, not metadata). */
 static gv_status check_value(const gv_node *n, const char *what, gv_error *err) {
   if (gv__is_value(n)) return GV_OK;
@@ -379,11 +375,18 @@ static gv_status check_value(const gv_node *n, const char *what, gv_error *err) 
   return gv__err(err, GV_EINVAL, "%s is not a value node (a %s)", what, gv_type_name(n, NULL));
 }
 
+/* The arguments of a comparison: an arena, then x (named xwhat in the
+ * messages) and y (the "tree"), each a value node. */
+static gv_status check_pair(const gv_arena *a, const gv_node *x, const char *xwhat,
+                            const gv_node *y, gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  gv_status s = check_value(x, xwhat, err);
+  return s != GV_OK ? s : check_value(y, "tree", err);
+}
+
 gv_status gv_same_structure(const gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
   gv_status s;
-  if ((s = check_arena(a, err)) != GV_OK || (s = check_value(x, "tree", err)) != GV_OK ||
-      (s = check_value(y, "tree", err)) != GV_OK)
-    return s;
+  if ((s = check_pair(a, x, "tree", y, err)) != GV_OK) return s;
   if (x == y) return GV_OK;
   gv__memo memo;
   gv__memo_init(&memo, gv__mem_reader(a), a);
@@ -397,10 +400,7 @@ gv_status gv_same_structure(const gv_arena *a, const gv_node *x, const gv_node *
 gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node *t, bool *result,
                        gv_error *err) {
   gv_status s;
-  if ((s = check_arena(a, err)) != GV_OK ||
-      (s = check_value(shallow, "shallow tree", err)) != GV_OK ||
-      (s = check_value(t, "tree", err)) != GV_OK)
-    return s;
+  if ((s = check_pair(a, shallow, "shallow tree", t, err)) != GV_OK) return s;
   if (!result) return gv__err(err, GV_EINVAL, "NULL result");
   if (shallow == t) {
     *result = true;
@@ -650,9 +650,7 @@ static gv_status sp_root(gv__memo *memo, const gv_node *x, const gv_node *y, uns
 
 gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
   gv_status s;
-  if ((s = check_arena(a, err)) != GV_OK || (s = check_value(x, "tree", err)) != GV_OK ||
-      (s = check_value(y, "tree", err)) != GV_OK)
-    return s;
+  if ((s = check_pair(a, x, "tree", y, err)) != GV_OK) return s;
   if (x == y) return GV_OK;
   gv__memo memo;
   gv__memo_init(&memo, gv__mem_reader(a), a);
