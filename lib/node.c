@@ -344,8 +344,7 @@ static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *
         continue;
       }
       if (!gv__imm_valid(k)) return gv__err(err, GV_EINVAL, "child %zu is not a node", i);
-      unsigned kk = gv__imm_kind(k), f = gv__leaf_flag_tab[kk];
-      if (kk == GV_FLOAT && gv__float_is_int(gv__word(k) & ~(uint64_t)0xFF)) f |= GV__F_NCKEY;
+      unsigned kk = gv__imm_kind(k), f = gv__flags_full(k);
       all &= f;
       any |= f & (GV_F_HAS_NONE | GV__F_NCKEY);
       shape &= !((0x190u >> kk) & 1u); /* float, handle, * */
