@@ -427,7 +427,6 @@ gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node 
 
 #define SP_P 1u
 #define SP_Q 2u
-#define SP_MEMO 4u /* the pair's bits are known (memo values) */
 
 /* The child of q under the same path entry as p's child at insertion index
  * ix, or NULL. */
@@ -482,14 +481,14 @@ typedef struct sp_frame {
 } sp_frame;
 
 static int sp_big(const gv__memo *memo, const gv_node *p, const gv_node *q) {
-  return memo->on && (gv__esize(p) >= GV__MEMO_MIN || gv__esize(q) >= GV__MEMO_MIN);
+  return gv__memo_big(memo, p) || gv__memo_big(memo, q);
 }
 
 /* SP_P / SP_Q of two containers that both hold leaves. */
 static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, unsigned *out) {
   gv__memo_ent *me = gv__memo_get(memo, p0, q0);
   if (me) {
-    *out = (unsigned)me->v & 3u;
+    *out = (unsigned)me->v;
     return GV_OK;
   }
   sp_frame buf[32];
@@ -514,7 +513,7 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
       }
       me = gv__memo_get(memo, pc, qc);
       if (me) {
-        f->bits |= (unsigned)me->v & 3u;
+        f->bits |= (unsigned)me->v;
         continue;
       }
       sp_frame nf = {pc, qc, 0, 0, 0};
@@ -535,8 +534,7 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
     }
     /* done */
     last = f->bits;
-    if (sp_big(memo, f->p, f->q) && (s = gv__memo_put(memo, f->p, f->q, last | SP_MEMO)) != GV_OK)
-      break;
+    if (sp_big(memo, f->p, f->q) && (s = gv__memo_put(memo, f->p, f->q, last)) != GV_OK) break;
     st.len--;
     if (st.len) GV__VEC_AT(&st, sp_frame, st.len - 1).bits |= last;
   }
