@@ -432,11 +432,7 @@ gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node 
  * ix, or NULL. */
 static const gv_node *sp_counterpart(const gv_node *p, size_t ix, const gv_node *q) {
   const gv_node *key = gv_key(p, ix);
-  const gv_node *qks = NULL;
-  if (gv__is_dict_kind(gv__kind(q)))
-    qks = GV__CONT(q)->meta;
-  else if (gv__kind(q) == GV_CUSTOM)
-    qks = GV__CONT(GV__CONT(q)->meta)->kids[1];
+  const gv_node *qks = gv__keys_of(q);
   if (key) {
     if (!qks) { /* a position: the key must be that int */
       if (gv__kind(key) != GV_INT) return NULL;

@@ -305,6 +305,12 @@ static inline const gv_node *gv__canon(const gv_node *t) {
 static inline const gv__cont *gv__keyset_of(const gv_node *n) {
   return gv__is_dict_kind(gv__kind(n)) ? GV__CONT(GV__CONT(n)->meta) : NULL;
 }
+/* Keyset (node) of a dict kind or of a keyed custom node, or NULL. */
+static inline const gv_node *gv__keys_of(const gv_node *n) {
+  unsigned k = gv__kind(n);
+  if (gv__is_dict_kind(k)) return GV__CONT(n)->meta;
+  return k == GV_CUSTOM ? GV__CONT(GV__CONT(n)->meta)->kids[1] : NULL;
+}
 /* Insertion index of the i-th child in traversal order. */
 static inline size_t gv__trav_index(const gv_node *n, size_t i) {
   if (n->kind == GV_DICT || n->kind == GV_DDICT) {
