@@ -539,91 +539,58 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
   return s;
 }
 
-/* One entry of a path being listed: a key, or a position. */
-typedef struct sp_entry {
-  const gv_node *key;
-  size_t pos;
-} sp_entry;
-
-static void sp_put_path(gv__sbuf *b, const gv__vec *path) {
-  gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < path->len && !b->truncated; i++) {
-    const sp_entry *e = &GV__VEC_AT(path, sp_entry, i);
-    if (i) gv__sbuf_put(b, ", ", 2);
-    if (e->key)
-      gv__sbuf_repr_key(b, e->key);
-    else
-      gv__sbuf_printf(b, "%zu", e->pos);
-  }
-  if (path->len == 1) gv__sbuf_put(b, ",", 1);
-  gv__sbuf_put(b, ")", 1);
-}
-
-typedef struct sp_list_frame {
-  const gv_node *p, *q; /* q NULL: every path under p is listed */
-  size_t i;             /* next child in traversal order */
-} sp_list_frame;
-
 /* Appends the paths of x that y lacks, in x's traversal order, until b is
- * full. */
+ * full. A frame walks node p (user: q, its counterpart in y, or NULL when
+ * every path under p is listed); the frames name the path being listed. */
 static gv_status sp_list(gv__memo *memo, gv__sbuf *b, const gv_node *x, const gv_node *y,
                          int *first) {
-  sp_list_frame fbuf[32];
-  sp_entry pbuf[32];
-  gv__vec st, path;
-  gv__vec_init_buf(&st, sizeof(sp_list_frame), fbuf, 32);
-  gv__vec_init_buf(&path, sizeof(sp_entry), pbuf, 32);
+  gv__frame fbuf[32];
+  gv__vec st;
+  gv__vec_init_buf(&st, sizeof(gv__frame), fbuf, 32);
   gv_status s = GV_OK;
 #define SP_EMIT()                                                                                  \
   do {                                                                                             \
     if (!*first) gv__sbuf_put(b, ", ", 2);                                                         \
     *first = 0;                                                                                    \
-    sp_put_path(b, &path);                                                                         \
+    gv__frames_path(b, (const gv__frame *)st.p, st.len);                                           \
   } while (0)
   if (gv__num_leaves(x) == 0) goto done;
   if (gv__is_leaf(x)) { /* the empty path: y lacks it unless it is a leaf */
     if (!gv__is_leaf(y)) SP_EMIT();
     goto done;
   }
-  sp_list_frame f0 = {x, gv__is_leaf(y) || gv__num_leaves(y) == 0 ? NULL : y, 0};
+  const gv_node *q0 = gv__is_leaf(y) || gv__num_leaves(y) == 0 ? NULL : y;
+  gv__frame f0 = {x, 0, 0, (uintptr_t)q0};
   if ((s = gv__mvec_push(memo->mem, &st, &f0)) != GV_OK) goto done;
   while (st.len && !b->truncated) {
-    sp_list_frame *f = &GV__VEC_AT(&st, sp_list_frame, st.len - 1);
-    if (f->i == f->p->arity) {
+    gv__frame *f = &GV__VEC_AT(&st, gv__frame, st.len - 1);
+    const gv_node *p = f->node, *q = (const gv_node *)f->user;
+    if (f->next == p->arity) {
       st.len--;
-      if (path.len) path.len--;
       continue;
     }
-    size_t ix = gv__trav_index(f->p, f->i++);
-    const gv_node *pc = GV__CONT(f->p)->kids[ix];
+    size_t ix = gv__trav_index(p, f->next++);
+    const gv_node *pc = GV__CONT(p)->kids[ix];
     if (gv__num_leaves(pc) == 0) continue;
-    const gv_node *qc = f->q ? sp_counterpart(f->p, ix, f->q) : NULL;
-    sp_entry e = {gv_key(f->p, ix), ix};
-    if ((s = gv__mvec_push(memo->mem, &path, &e)) != GV_OK) break;
+    const gv_node *qc = q ? sp_counterpart(p, ix, q) : NULL;
     int all = !qc || gv__num_leaves(qc) == 0 || gv__is_leaf(qc);
     if (gv__is_leaf(pc)) { /* missing unless q has a leaf there too */
       if (!qc || !gv__is_leaf(qc)) SP_EMIT();
-      path.len--;
       continue;
     }
     if (!all && pc != qc) {
       unsigned bits;
       if ((s = sp_bits(memo, pc, qc, &bits)) != GV_OK) break;
-      if (!(bits & SP_P)) {
-        path.len--;
-        continue;
-      }
+      if (!(bits & SP_P)) continue;
     } else if (!all) {
-      path.len--;
       continue;
     }
-    sp_list_frame nf = {pc, all ? NULL : qc, 0};
+    gv__frame nf = {pc, 0, 0, (uintptr_t)(all ? NULL : qc)};
     if ((s = gv__mvec_push(memo->mem, &st, &nf)) != GV_OK) break;
   }
 #undef SP_EMIT
 done:
   gv__mvec_free(memo->mem, &st);
-  gv__mvec_free(memo->mem, &path);
   return s;
 }
 
