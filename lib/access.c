@@ -19,12 +19,8 @@ const gv_node *gv_child(const gv_node *n, size_t i) {
 }
 const gv_node *gv_key(const gv_node *n, size_t i) {
   if (!n || i >= gv_arity(n)) return NULL;
-  if (gv__is_dict_kind(gv__kind(n))) return GV__CONT(GV__CONT(n)->meta)->kids[i];
-  if (gv__kind(n) == GV_CUSTOM) {
-    const gv_node *ks = GV__CONT(GV__CONT(n)->meta)->kids[1];
-    return ks ? GV__CONT(ks)->kids[i] : NULL;
-  }
-  return NULL;
+  const gv_node *ks = gv__keys_of(n);
+  return ks ? GV__CONT(ks)->kids[i] : NULL;
 }
 size_t gv_order_index(const gv_node *n, size_t i) {
   if (!n || i >= gv_arity(n)) return i;
@@ -168,11 +164,7 @@ size_t gv__keyset_find(const gv_node *ksn, const gv_node *key) {
 
 const gv_node *gv_get(const gv_node *n, const gv_node *key) {
   if (!n || !key) return NULL;
-  const gv_node *ks = NULL;
-  if (gv__is_dict_kind(gv__kind(n)))
-    ks = GV__CONT(n)->meta;
-  else if (gv__kind(n) == GV_CUSTOM)
-    ks = GV__CONT(GV__CONT(n)->meta)->kids[1];
+  const gv_node *ks = gv__keys_of(n);
   if (!ks) return NULL;
   size_t ix = gv__keyset_find(ks, key);
   return ix == SIZE_MAX ? NULL : GV__CONT(n)->kids[ix];

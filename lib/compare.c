@@ -368,10 +368,6 @@ done:
   return s;
 }
 
-static gv_status check_arena(const gv_arena *a, gv_error *err) {
-  return a ? GV_OK : gv__err(err, GV_EINVAL, "NULL arena");
-}
-
 /* GV_EINVAL unless n is a value node (not NULL, not metadata). */
 static gv_status check_value(const gv_node *n, const char *what, gv_error *err) {
   if (gv__is_value(n)) return GV_OK;
@@ -379,11 +375,18 @@ static gv_status check_value(const gv_node *n, const char *what, gv_error *err) 
   return gv__err(err, GV_EINVAL, "%s is not a value node (a %s)", what, gv_type_name(n, NULL));
 }
 
+/* The arguments of a comparison: an arena, then x (named xwhat in the
+ * messages) and y (the "tree"), each a value node. */
+static gv_status check_pair(const gv_arena *a, const gv_node *x, const char *xwhat,
+                            const gv_node *y, gv_error *err) {
+  if (!a) return gv__err(err, GV_EINVAL, "NULL arena");
+  gv_status s = check_value(x, xwhat, err);
+  return s != GV_OK ? s : check_value(y, "tree", err);
+}
+
 gv_status gv_same_structure(const gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
   gv_status s;
-  if ((s = check_arena(a, err)) != GV_OK || (s = check_value(x, "tree", err)) != GV_OK ||
-      (s = check_value(y, "tree", err)) != GV_OK)
-    return s;
+  if ((s = check_pair(a, x, "tree", y, err)) != GV_OK) return s;
   if (x == y) return GV_OK;
   gv__memo memo;
   gv__memo_init(&memo, gv__mem_reader(a), a);
@@ -397,10 +400,7 @@ gv_status gv_same_structure(const gv_arena *a, const gv_node *x, const gv_node *
 gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node *t, bool *result,
                        gv_error *err) {
   gv_status s;
-  if ((s = check_arena(a, err)) != GV_OK ||
-      (s = check_value(shallow, "shallow tree", err)) != GV_OK ||
-      (s = check_value(t, "tree", err)) != GV_OK)
-    return s;
+  if ((s = check_pair(a, shallow, "shallow tree", t, err)) != GV_OK) return s;
   if (!result) return gv__err(err, GV_EINVAL, "NULL result");
   if (shallow == t) {
     *result = true;
@@ -427,17 +427,12 @@ gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node 
 
 #define SP_P 1u
 #define SP_Q 2u
-#define SP_MEMO 4u /* the pair's bits are known (memo values) */
 
 /* The child of q under the same path entry as p's child at insertion index
  * ix, or NULL. */
 static const gv_node *sp_counterpart(const gv_node *p, size_t ix, const gv_node *q) {
   const gv_node *key = gv_key(p, ix);
-  const gv_node *qks = NULL;
-  if (gv__is_dict_kind(gv__kind(q)))
-    qks = GV__CONT(q)->meta;
-  else if (gv__kind(q) == GV_CUSTOM)
-    qks = GV__CONT(GV__CONT(q)->meta)->kids[1];
+  const gv_node *qks = gv__keys_of(q);
   if (key) {
     if (!qks) { /* a position: the key must be that int */
       if (gv__kind(key) != GV_INT) return NULL;
@@ -482,14 +477,14 @@ typedef struct sp_frame {
 } sp_frame;
 
 static int sp_big(const gv__memo *memo, const gv_node *p, const gv_node *q) {
-  return memo->on && (gv__esize(p) >= GV__MEMO_MIN || gv__esize(q) >= GV__MEMO_MIN);
+  return gv__memo_big(memo, p) || gv__memo_big(memo, q);
 }
 
 /* SP_P / SP_Q of two containers that both hold leaves. */
 static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, unsigned *out) {
   gv__memo_ent *me = gv__memo_get(memo, p0, q0);
   if (me) {
-    *out = (unsigned)me->v & 3u;
+    *out = (unsigned)me->v;
     return GV_OK;
   }
   sp_frame buf[32];
@@ -514,7 +509,7 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
       }
       me = gv__memo_get(memo, pc, qc);
       if (me) {
-        f->bits |= (unsigned)me->v & 3u;
+        f->bits |= (unsigned)me->v;
         continue;
       }
       sp_frame nf = {pc, qc, 0, 0, 0};
@@ -535,8 +530,7 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
     }
     /* done */
     last = f->bits;
-    if (sp_big(memo, f->p, f->q) && (s = gv__memo_put(memo, f->p, f->q, last | SP_MEMO)) != GV_OK)
-      break;
+    if (sp_big(memo, f->p, f->q) && (s = gv__memo_put(memo, f->p, f->q, last)) != GV_OK) break;
     st.len--;
     if (st.len) GV__VEC_AT(&st, sp_frame, st.len - 1).bits |= last;
   }
@@ -545,91 +539,58 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
   return s;
 }
 
-/* One entry of a path being listed: a key, or a position. */
-typedef struct sp_entry {
-  const gv_node *key;
-  size_t pos;
-} sp_entry;
-
-static void sp_put_path(gv__sbuf *b, const gv__vec *path) {
-  gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < path->len && !b->truncated; i++) {
-    const sp_entry *e = &GV__VEC_AT(path, sp_entry, i);
-    if (i) gv__sbuf_put(b, ", ", 2);
-    if (e->key)
-      gv__sbuf_repr_key(b, e->key);
-    else
-      gv__sbuf_printf(b, "%zu", e->pos);
-  }
-  if (path->len == 1) gv__sbuf_put(b, ",", 1);
-  gv__sbuf_put(b, ")", 1);
-}
-
-typedef struct sp_list_frame {
-  const gv_node *p, *q; /* q NULL: every path under p is listed */
-  size_t i;             /* next child in traversal order */
-} sp_list_frame;
-
 /* Appends the paths of x that y lacks, in x's traversal order, until b is
- * full. */
+ * full. A frame walks node p (user: q, its counterpart in y, or NULL when
+ * every path under p is listed); the frames name the path being listed. */
 static gv_status sp_list(gv__memo *memo, gv__sbuf *b, const gv_node *x, const gv_node *y,
                          int *first) {
-  sp_list_frame fbuf[32];
-  sp_entry pbuf[32];
-  gv__vec st, path;
-  gv__vec_init_buf(&st, sizeof(sp_list_frame), fbuf, 32);
-  gv__vec_init_buf(&path, sizeof(sp_entry), pbuf, 32);
+  gv__frame fbuf[32];
+  gv__vec st;
+  gv__vec_init_buf(&st, sizeof(gv__frame), fbuf, 32);
   gv_status s = GV_OK;
 #define SP_EMIT()                                                                                  \
   do {                                                                                             \
     if (!*first) gv__sbuf_put(b, ", ", 2);                                                         \
     *first = 0;                                                                                    \
-    sp_put_path(b, &path);                                                                         \
+    gv__frames_path(b, (const gv__frame *)st.p, st.len);                                           \
   } while (0)
   if (gv__num_leaves(x) == 0) goto done;
   if (gv__is_leaf(x)) { /* the empty path: y lacks it unless it is a leaf */
     if (!gv__is_leaf(y)) SP_EMIT();
     goto done;
   }
-  sp_list_frame f0 = {x, gv__is_leaf(y) || gv__num_leaves(y) == 0 ? NULL : y, 0};
+  const gv_node *q0 = gv__is_leaf(y) || gv__num_leaves(y) == 0 ? NULL : y;
+  gv__frame f0 = {x, 0, 0, (uintptr_t)q0};
   if ((s = gv__mvec_push(memo->mem, &st, &f0)) != GV_OK) goto done;
   while (st.len && !b->truncated) {
-    sp_list_frame *f = &GV__VEC_AT(&st, sp_list_frame, st.len - 1);
-    if (f->i == f->p->arity) {
+    gv__frame *f = &GV__VEC_AT(&st, gv__frame, st.len - 1);
+    const gv_node *p = f->node, *q = (const gv_node *)f->user;
+    if (f->next == p->arity) {
       st.len--;
-      if (path.len) path.len--;
       continue;
     }
-    size_t ix = gv__trav_index(f->p, f->i++);
-    const gv_node *pc = GV__CONT(f->p)->kids[ix];
+    size_t ix = gv__trav_index(p, f->next++);
+    const gv_node *pc = GV__CONT(p)->kids[ix];
     if (gv__num_leaves(pc) == 0) continue;
-    const gv_node *qc = f->q ? sp_counterpart(f->p, ix, f->q) : NULL;
-    sp_entry e = {gv_key(f->p, ix), ix};
-    if ((s = gv__mvec_push(memo->mem, &path, &e)) != GV_OK) break;
+    const gv_node *qc = q ? sp_counterpart(p, ix, q) : NULL;
     int all = !qc || gv__num_leaves(qc) == 0 || gv__is_leaf(qc);
     if (gv__is_leaf(pc)) { /* missing unless q has a leaf there too */
       if (!qc || !gv__is_leaf(qc)) SP_EMIT();
-      path.len--;
       continue;
     }
     if (!all && pc != qc) {
       unsigned bits;
       if ((s = sp_bits(memo, pc, qc, &bits)) != GV_OK) break;
-      if (!(bits & SP_P)) {
-        path.len--;
-        continue;
-      }
+      if (!(bits & SP_P)) continue;
     } else if (!all) {
-      path.len--;
       continue;
     }
-    sp_list_frame nf = {pc, all ? NULL : qc, 0};
+    gv__frame nf = {pc, 0, 0, (uintptr_t)(all ? NULL : qc)};
     if ((s = gv__mvec_push(memo->mem, &st, &nf)) != GV_OK) break;
   }
 #undef SP_EMIT
 done:
   gv__mvec_free(memo->mem, &st);
-  gv__mvec_free(memo->mem, &path);
   return s;
 }
 
@@ -650,9 +611,7 @@ static gv_status sp_root(gv__memo *memo, const gv_node *x, const gv_node *y, uns
 
 gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
   gv_status s;
-  if ((s = check_arena(a, err)) != GV_OK || (s = check_value(x, "tree", err)) != GV_OK ||
-      (s = check_value(y, "tree", err)) != GV_OK)
-    return s;
+  if ((s = check_pair(a, x, "tree", y, err)) != GV_OK) return s;
   if (x == y) return GV_OK;
   gv__memo memo;
   gv__memo_init(&memo, gv__mem_reader(a), a);

@@ -74,14 +74,16 @@ static gv_status cp_put(cp *c, const gv_node *src, const gv_node *dst) {
 }
 
 /* Refs of an allocated non-leaf node: a keyset's keys; otherwise meta, aux,
- * then the children (NULL refs stay NULL). */
+ * then the children (NULL refs stay NULL). A tuple's meta, its canonical twin,
+ * reads as NULL: the tuple constructor makes the twin itself. */
 static size_t cp_nrefs(const gv_node *n) {
   return n->kind == GV_KEYSET ? n->arity : (size_t)n->arity + 2;
 }
 static const gv_node *cp_ref(const gv_node *n, size_t i) {
   const gv__cont *c = GV__CONT(n);
   if (n->kind == GV_KEYSET) return c->kids[i];
-  return i == 0 ? c->meta : i == 1 ? c->aux : c->kids[i - 2];
+  if (i == 0) return n->kind == GV_TUPLE ? NULL : c->meta;
+  return i == 1 ? c->aux : c->kids[i - 2];
 }
 
 /* A leaf's copy (immediates are their own; handles go through the map). */
@@ -217,7 +219,7 @@ gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, 
   gv_status s = cp_run(&c, n, &res, err);
   cp_fini(&c);
   if (s != GV_OK) {
-    gv_arena_rollback(dst, &m);
+    gv__rollback(dst, &m);
     return s;
   }
   *out = res;

@@ -242,7 +242,7 @@ static gv_status gv__path_entries(gv_arena *a, const gv_node *t, uint64_t *out) 
     }
     fr done_f = *f;
     st.len--;
-    if (gv__esize(done_f.n) >= GV__MEMO_MIN &&
+    if (gv__memo_big(&memo, done_f.n) &&
         (s = gv__memo_put(&memo, done_f.n, done_f.n, (uintptr_t)done_f.sum)) != GV_OK)
       goto done;
     if (st.len)

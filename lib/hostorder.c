@@ -175,25 +175,15 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
   return gv__host_make(a, keys, order, n, twin, out, err);
 }
 
-#define GV__ATOMIC_HO(a, expr)                                                                     \
-  do {                                                                                             \
-    if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
-    GV__WRITABLE(a);                                                                               \
-    gv_mark m_ = gv_arena_mark(a);                                                                 \
-    gv_status s_ = (expr);                                                                         \
-    if (s_ != GV_OK) gv_arena_rollback((a), &m_);                                                  \
-    return s_;                                                                                     \
-  } while (0)
-
 gv_status gv_keyset(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
                     gv_error *err) {
   if (!out) return gv__err(err, GV_EINVAL, "NULL out");
-  GV__ATOMIC_HO(a, gv__keyset_build(a, keys, n, out, err));
+  GV__ATOMIC(a, gv__keyset_build(a, keys, n, out, err));
 }
 
 gv_status gv_keyset_ordered(gv_arena *a, const gv_node *const *keys, size_t n,
                             const uint32_t *order, const gv_node **out, gv_error *err) {
-  GV__ATOMIC_HO(a, gv__keyset_host(a, keys, n, order, out, err));
+  GV__ATOMIC(a, gv__keyset_host(a, keys, n, order, out, err));
 }
 
 bool gv_keyset_host_ordered(const gv_node *ks) {
@@ -224,7 +214,7 @@ static gv_status gv__dict_ks(gv_arena *a, gv_node_kind kind, const gv_node *keys
 gv_status gv_dict_with_keyset(gv_arena *a, gv_node_kind kind, const gv_node *keyset,
                               const gv_node *factory, const gv_node *const *values, size_t n,
                               const gv_node **out, gv_error *err) {
-  GV__ATOMIC_HO(a, gv__dict_ks(a, kind, keyset, factory, values, n, out, err));
+  GV__ATOMIC(a, gv__dict_ks(a, kind, keyset, factory, values, n, out, err));
 }
 
 static gv_status gv__dict_ordered(gv_arena *a, const gv_node *const *keys,
@@ -238,5 +228,5 @@ static gv_status gv__dict_ordered(gv_arena *a, const gv_node *const *keys,
 
 gv_status gv_dict_ordered(gv_arena *a, const gv_node *const *keys, const gv_node *const *values,
                           size_t n, const uint32_t *order, const gv_node **out, gv_error *err) {
-  GV__ATOMIC_HO(a, gv__dict_ordered(a, keys, values, n, order, out, err));
+  GV__ATOMIC(a, gv__dict_ordered(a, keys, values, n, order, out, err));
 }

@@ -305,6 +305,12 @@ static inline const gv_node *gv__canon(const gv_node *t) {
 static inline const gv__cont *gv__keyset_of(const gv_node *n) {
   return gv__is_dict_kind(gv__kind(n)) ? GV__CONT(GV__CONT(n)->meta) : NULL;
 }
+/* Keyset (node) of a dict kind or of a keyed custom node, or NULL. */
+static inline const gv_node *gv__keys_of(const gv_node *n) {
+  unsigned k = gv__kind(n);
+  if (gv__is_dict_kind(k)) return GV__CONT(n)->meta;
+  return k == GV_CUSTOM ? GV__CONT(GV__CONT(n)->meta)->kids[1] : NULL;
+}
 /* Insertion index of the i-th child in traversal order. */
 static inline size_t gv__trav_index(const gv_node *n, size_t i) {
   if (n->kind == GV_DICT || n->kind == GV_DDICT) {
@@ -408,7 +414,7 @@ struct gv_arena {
 /* Rolls a back to m, which must be a mark of a that is not stale (internal
  * callers, which use their own marks). gv_arena_rollback checks first. */
 void gv__rollback(gv_arena *a, const gv_mark *m);
-/* The bytes an interned node takes in its chunk (node.c). */
+/* The bytes an interned node takes in its chunk (access.c). */
 size_t gv__node_size(const gv_node *n);
 
 /* Checked builds (GROVE_CHECKED): whether n was allocated by a or one of its
@@ -429,6 +435,17 @@ gv_status gv__frozen_err(gv_error *err);
 #define GV__WRITABLE(a)                                                                            \
   do {                                                                                             \
     if ((a) && (a)->frozen) return gv__frozen_err(err);                                            \
+  } while (0)
+
+/* Runs a builder under a mark (a function body: returns): on failure the arena is rolled back. */
+#define GV__ATOMIC(a, expr)                                                                        \
+  do {                                                                                             \
+    if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
+    GV__WRITABLE(a);                                                                               \
+    gv_mark m_ = gv_arena_mark(a);                                                                 \
+    gv_status s_ = (expr);                                                                         \
+    if (s_ != GV_OK) gv__rollback((a), &m_);                                                       \
+    return s_;                                                                                     \
   } while (0)
 
 /* GV_ERANGE (and the message) when an output of the given expanded size is
@@ -664,11 +681,18 @@ gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const voi
                      const char *msg, int msg_cut);
 
 /* ---------------------------------------------------------------------------
- * Node helpers (node.c)
+ * Lookups (access.c)
  * ------------------------------------------------------------------------- */
 /* Entry naming child at insertion index i of container n on a path: an int
  * node for positions, the key for dict kinds and keyed custom nodes. */
 gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
+/* The insertion index of the key Python-equal to key in keyset ks, or
+ * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
+size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
+
+/* ---------------------------------------------------------------------------
+ * Node helpers (node.c; hostorder.c and copy.c where marked)
+ * ------------------------------------------------------------------------- */
 /* dict or defaultdict n rebuilt with its keyset's sorted twin (children
  * permuted); its hash comes from n's in O(1). */
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
@@ -702,6 +726,10 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
  * whose handle numbers differ between the encoding and the destination). */
 gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
                        void *ctx, const gv_node **out, gv_error *err);
+
+/* ---------------------------------------------------------------------------
+ * Key equality and the key order (keys.c)
+ * ------------------------------------------------------------------------- */
 /* Python-equal keys (1 == 1.0 == True). */
 int gv__key_eq(const gv_node *x, const gv_node *y);
 /* The same key value of the same types (1, 1.0 and True differ): one node
@@ -709,13 +737,6 @@ int gv__key_eq(const gv_node *x, const gv_node *y);
 int gv__key_same(const gv_node *x, const gv_node *y);
 /* Leaves of one kind with the same payload. */
 int gv__leaf_same(const gv_node *x, const gv_node *y);
-/* The insertion index of the key Python-equal to key in keyset ks, or
- * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
-size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
-
-/* ---------------------------------------------------------------------------
- * The key order (keys.c)
- * ------------------------------------------------------------------------- */
 enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
 /* The class of a key: numbers together, then None, bytes, str, tuple. */
 int gv__key_class(const gv_node *k);

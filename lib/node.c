@@ -344,8 +344,7 @@ static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *
         continue;
       }
       if (!gv__imm_valid(k)) return gv__err(err, GV_EINVAL, "child %zu is not a node", i);
-      unsigned kk = gv__imm_kind(k), f = gv__leaf_flag_tab[kk];
-      if (kk == GV_FLOAT && gv__float_is_int(gv__word(k) & ~(uint64_t)0xFF)) f |= GV__F_NCKEY;
+      unsigned kk = gv__imm_kind(k), f = gv__flags_full(k);
       all &= f;
       any |= f & (GV_F_HAS_NONE | GV__F_NCKEY);
       shape &= !((0x190u >> kk) & 1u); /* float, handle, * */
@@ -523,17 +522,6 @@ gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const g
                         const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err) {
   return gv__make_h(a, kind, meta, aux, kids, n, NULL, out, err);
 }
-
-/* Runs a builder under a mark: on failure the arena is rolled back. */
-#define GV__ATOMIC(a, expr)                                                                        \
-  do {                                                                                             \
-    if (!(a)) return gv__err(err, GV_EINVAL, "NULL arena");                                        \
-    GV__WRITABLE(a);                                                                               \
-    gv_mark m_ = gv_arena_mark(a);                                                                 \
-    gv_status s_ = (expr);                                                                         \
-    if (s_ != GV_OK) gv__rollback((a), &m_);                                                       \
-    return s_;                                                                                     \
-  } while (0)
 
 /* Allocates and interns a keyset known to be absent. twin NULL and perm NULL:
  * a sorted keyset (indexed from GV__KS_INDEX_MIN keys on); else twin is its

@@ -115,6 +115,61 @@ Test(copy, over_budget_rolls_back) {
   gv_arena_free(b);
 }
 
+/* Tuples with int-valued floats or bools have a canonical twin, which the
+ * tuple constructor makes: a copy and a compaction build exactly the nodes
+ * (twins included) that parsing the same text builds. */
+Test(copy, tuples_with_twins) {
+  const char *text = "[(1.0, 2), ((True, 3.0), 'x'), {(1.0, 2): [(1, 2)], ((False,),): 0}, (1, 2), "
+                     "((1, 3), 'x')]";
+  gv_arena *a = t_arena(), *b = t_arena(), *p = t_arena();
+  const gv_node *t = t_parse(a, text), *c = NULL, *pt = t_parse(p, text);
+  gv_error e;
+  cr_assert_eq(gv_copy(b, t, &c, &e), GV_OK, "%s", e.msg);
+  cr_assert_str_eq(t_repr(b, c), t_repr(a, t));
+  gv_stats sb, sp, sa, sf;
+  gv_arena_stats(b, &sb);
+  gv_arena_stats(p, &sp);
+  cr_assert_eq(sb.nodes, sp.nodes);
+  cr_assert_eq(t_parse(b, text), c); /* found, not built: the same nodes */
+  gv_arena_stats(b, &sa);
+  cr_assert_eq(sa.nodes, sb.nodes);
+  gv_arena *f = NULL;
+  const gv_node *out = NULL;
+  cr_assert_eq(gv_arena_compact(p, &pt, 1, &f, &out, &e), GV_OK, "%s", e.msg);
+  gv_arena_stats(f, &sf);
+  cr_assert_eq(sf.nodes, sp.nodes);
+  cr_assert_eq(t_parse(f, text), out);
+  gv_arena_stats(f, &sa);
+  cr_assert_eq(sa.nodes, sf.nodes);
+  cr_assert_eq(gv_hash(out), gv_hash(t));
+  /* failing the n-th allocation leaves the arena as it was, until the copy fits */
+  for (long n = 1;; n++) {
+    t_hook h = {0, 0, n, 0};
+    gv_allocator al = {t_hook_realloc, &h};
+    gv_arena_config cfg = {.alloc = &al, .seed = 3};
+    gv_arena *d = NULL;
+    cr_assert_eq(gv_arena_new(&cfg, &d), GV_OK);
+    t_snapshot s0 = t_snap(d);
+    h.armed = 1;
+    gv_status s = gv_copy(d, t, &c, &e);
+    h.armed = 0;
+    if (s == GV_OK) {
+      cr_assert(n > 1, "the failing allocation was ignored");
+      cr_assert_eq(t_parse(d, text), c);
+      gv_arena_free(d);
+      break;
+    }
+    cr_assert_eq(s, GV_ENOMEM, "allocation %ld: %s", n, e.msg);
+    t_snapshot s1 = t_snap(d);
+    cr_assert(t_snap_eq(&s0, &s1), "allocation %ld: arena changed", n);
+    gv_arena_free(d);
+  }
+  gv_arena_free(a);
+  gv_arena_free(b);
+  gv_arena_free(p);
+  gv_arena_free(f);
+}
+
 /* ---- host-ordered keysets ---- */
 
 static const gv_node *S(gv_arena *a, const char *s) {
