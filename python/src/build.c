@@ -990,7 +990,7 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
     c->nfr++;
     return 0;
   }
-  Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, j = 0;
+  Py_ssize_t n = PyDict_GET_SIZE(o);
   if (c->nkv + (size_t)n > c->ckv) {
     size_t cap = c->ckv;
     if (bgrow((void **)&c->kk, &cap, c->nkv + (size_t)n, sizeof *c->kk) < 0) return -1;
@@ -998,15 +998,8 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
     if (bgrow((void **)&c->vv, &cap, c->nkv + (size_t)n, sizeof *c->vv) < 0) return -1;
     c->ckv = cap;
   }
-  PyObject **kk = c->kk + c->nkv, **vv = c->vv + c->nkv, *k, *v;
-  j = dict_items(o, kk, vv, n);
-  if (j < 0) {
-    j = 0;
-    while (j < n && PyDict_Next(o, &pos, &k, &v)) {
-      kk[j] = k;
-      vv[j++] = v;
-    }
-  }
+  PyObject **kk = c->kk + c->nkv, **vv = c->vv + c->nkv;
+  Py_ssize_t j = dict_items(o, kk, vv, n);
   for (Py_ssize_t q = 0; q < j; q++)
     __builtin_prefetch(vv[q], 0); /* their types are read soon */
   int refused = 0;

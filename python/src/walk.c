@@ -478,23 +478,15 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
   case K_DICT:
   case K_ODICT:
   case K_DDICT: {
-    Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, j = 0;
+    Py_ssize_t n = PyDict_GET_SIZE(o);
     if (GROW(w, vals, nvals, cvals, n, NULL) < 0) goto fail;
     PyObject *kbuf_inl[32], **kbuf = kbuf_inl;
     if (n > 32 && !(kbuf = PyMem_Malloc((size_t)n * sizeof *kbuf))) {
       PyErr_NoMemory();
       goto fail;
     }
-    PyObject *k, *v;
     PyObject **vals = w->vals + w->nvals; /* borrowed while no user code runs (pin_all) */
-    j = dict_items(o, kbuf, vals, n);
-    if (j < 0) {
-      j = 0;
-      while (j < n && PyDict_Next(o, &pos, &k, &v)) {
-        kbuf[j] = k;
-        vals[j++] = v;
-      }
-    }
+    Py_ssize_t j = dict_items(o, kbuf, vals, n);
     for (Py_ssize_t q = 0; q < j; q++)
       __builtin_prefetch(vals[q], 1); /* their types are read and counts written soon */
     f.vbase = w->nvals;
