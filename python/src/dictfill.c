@@ -37,12 +37,14 @@ static Py_ssize_t items_next(PyObject *d, PyObject **keys, PyObject **vals, Py_s
 #define Py_BUILD_CORE 1
 #endif
 #include <internal/pycore_dict.h>
+#include <internal/pycore_gc.h>
 
-/* Whether the dict must be tracked by the cycle collector once v is in it
- * (the rule CPython's own dict inserts follow). */
+/* Whether the dict must be tracked by the cycle collector once v is in it:
+ * CPython's own rule for dict inserts. The type's flag is tested first so
+ * that most values (numbers, str) skip the call to PyObject_IS_GC the rule
+ * makes. */
 static inline int needs_tracking(PyObject *v) {
-  return PyType_HasFeature(Py_TYPE(v), Py_TPFLAGS_HAVE_GC) && PyObject_IS_GC(v) &&
-         (!PyTuple_CheckExact(v) || PyObject_GC_IsTracked(v));
+  return PyType_HasFeature(Py_TYPE(v), Py_TPFLAGS_HAVE_GC) && _PyObject_GC_MAY_BE_TRACKED(v);
 }
 
 /* Slot indices of the hash table: entry r becomes entry perm[r]. */
