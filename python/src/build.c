@@ -958,6 +958,18 @@ typedef struct cfast {
 
 enum { CF_GIVE_UP = 100 };
 
+/* Where the kv stacks hold the r-th child (traversal order) of dict frame f. */
+static inline Py_ssize_t cf_kv(const cfframe *f, Py_ssize_t r) {
+  return f->kvbase + (f->perm ? (Py_ssize_t)f->perm[r] : r);
+}
+
+/* The r-th child (traversal order) of frame f, borrowed. */
+static inline PyObject *cf_child(const cfast *c, const cfframe *f, Py_ssize_t r) {
+  if (f->kind == K_LIST) return PyList_GET_ITEM(f->obj, r);
+  if (f->kind == K_TUPLE) return PyTuple_GET_ITEM(f->obj, r);
+  return c->vv[cf_kv(f, r)];
+}
+
 /* The kind of o for the fast pass: K_LEAF, K_LIST, K_TUPLE, K_DICT, or
  * CF_GIVE_UP. */
 static int cf_kind(gstate *st, PyObject *o) {
@@ -1023,14 +1035,8 @@ static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
   if ((size_t)n > c->ctmp && bgrow((void **)&c->tmp, &c->ctmp, (size_t)n, sizeof *c->tmp) < 0)
     return NULL;
   PyObject **kids = c->tmp;
-  for (Py_ssize_t r = 0; r < n; r++) {
-    if (f->kind == K_LIST)
-      kids[r] = PyList_GET_ITEM(f->obj, r);
-    else if (f->kind == K_TUPLE)
-      kids[r] = PyTuple_GET_ITEM(f->obj, r);
-    else
-      kids[r] = c->vv[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[r] : r)];
-  }
+  for (Py_ssize_t r = 0; r < n; r++)
+    kids[r] = cf_child(c, f, r);
   for (size_t q = (size_t)f->cbase; q < c->nch; q++)
     kids[c->ch[q].at] = c->ch[q].obj; /* borrowed from cchg until it is released */
   PyObject *o = NULL;
@@ -1047,7 +1053,7 @@ static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
     PyObject **keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *keys);
     if (!keys) return PyErr_NoMemory();
     for (Py_ssize_t r = 0; r < n; r++)
-      keys[r] = c->kk[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[r] : r)];
+      keys[r] = c->kk[cf_kv(f, r)];
     const gv_node *tw = f->perm ? GV__CONT(f->ks)->meta : f->ks;
     if (dict_fill_works && tw && n) {
       PyObject *tm = dict_template(c->st, c->g, f->ks, tw, f->perm, (size_t)n);
@@ -1126,13 +1132,7 @@ static int canon_fast(gstate *st, PyObject *tree, int kind, PyObject **out, int 
       continue;
     }
     Py_ssize_t i = f->i++;
-    PyObject *x;
-    if (f->kind == K_LIST)
-      x = PyList_GET_ITEM(f->obj, i);
-    else if (f->kind == K_TUPLE)
-      x = PyTuple_GET_ITEM(f->obj, i);
-    else
-      x = c->vv[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[i] : i)];
+    PyObject *x = cf_child(c, f, i);
     int k = cf_kind(st, x);
     if (k == K_LEAF) continue;
     if (k == CF_GIVE_UP || (r = cf_push(c, x, k)) == CF_GIVE_UP) {
