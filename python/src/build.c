@@ -954,6 +954,8 @@ typedef struct cfast {
   size_t nch, cch;
   PyObject **tmp; /* a rebuilt container's children */
   size_t ctmp;
+  PyObject **keys; /* a rebuilt dict's keys (sorted order) */
+  size_t ckeys;
 } cfast;
 
 enum { CF_GIVE_UP = 100 };
@@ -1050,8 +1052,9 @@ static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
     o = tuple_from(kids, n);
   } else {
     /* sorted keys, the caller's objects */
-    PyObject **keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *keys);
-    if (!keys) return PyErr_NoMemory();
+    if ((size_t)n > c->ckeys && bgrow((void **)&c->keys, &c->ckeys, (size_t)n, sizeof *c->keys) < 0)
+      return NULL;
+    PyObject **keys = c->keys;
     for (Py_ssize_t r = 0; r < n; r++)
       keys[r] = c->kk[cf_kv(f, r)];
     const gv_node *tw = f->perm ? GV__CONT(f->ks)->meta : f->ks;
@@ -1066,7 +1069,6 @@ static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
       for (Py_ssize_t r = 0; o && r < n; r++)
         if (PyDict_SetItem(o, keys[r], kids[r]) < 0) Py_CLEAR(o);
     }
-    PyMem_Free(keys);
     if (c->st->cur != c->g && o) { /* (a template filled the generation) */
       Py_CLEAR(o);
       *give_up = 1;
@@ -1088,6 +1090,8 @@ static int canon_fast(gstate *st, PyObject *tree, int kind, PyObject **out, int 
   c->nkv = c->ckv = c->nch = c->cch = c->ctmp = 0;
   c->ch = NULL;
   c->tmp = NULL;
+  c->keys = NULL;
+  c->ckeys = 0;
   c->st = st;
   int rc = -1;
   int gc_was = PyGC_Disable();
@@ -1149,6 +1153,7 @@ done:
   PyMem_Free(c->vv);
   PyMem_Free(c->ch);
   PyMem_Free(c->tmp);
+  PyMem_Free(c->keys);
   PyMem_Free(c);
   if (gc_was) PyGC_Enable();
   return rc;
