@@ -945,7 +945,7 @@ typedef struct cfchg {
 
 typedef struct cfast {
   gstate *st;
-  GenObject *g;
+  GenObject *g; /* st->cur throughout: nothing the pass calls starts a generation */
   cfframe fr[CF_DEPTH];
   Py_ssize_t nfr;
   PyObject **kk, **vv; /* dict keys and values */
@@ -1019,7 +1019,7 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
   int refused = 0;
   const gv_node *ks = keyset_nocode(c->st, c->g, kk, j, &refused);
   if (!ks) return refused ? CF_GIVE_UP : -1;
-  if (c->st->cur != c->g || (ks->aux16 & GV__KS_HOST)) return CF_GIVE_UP;
+  if (ks->aux16 & GV__KS_HOST) return CF_GIVE_UP;
   f->ks = ks;
   f->perm = GV__CONT(ks)->perm;
   f->n = j;
@@ -1031,7 +1031,7 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
 
 /* The new container for frame f (a child changed or its keys' order does):
  * its children in traversal order, the changed ones replaced (stolen from
- * the cchg stack). NULL with an exception, or CF_GAVE_UP set. */
+ * the cchg stack). NULL with an exception, or with *give_up set. */
 static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
   Py_ssize_t n = f->n;
   if ((size_t)n > c->ctmp && bgrow((void **)&c->tmp, &c->ctmp, (size_t)n, sizeof *c->tmp) < 0)
@@ -1068,10 +1068,6 @@ static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
       o = _PyDict_NewPresized(n);
       for (Py_ssize_t r = 0; o && r < n; r++)
         if (PyDict_SetItem(o, keys[r], kids[r]) < 0) Py_CLEAR(o);
-    }
-    if (c->st->cur != c->g && o) { /* (a template filled the generation) */
-      Py_CLEAR(o);
-      *give_up = 1;
     }
   }
   return o;
