@@ -946,7 +946,6 @@ typedef struct cfchg {
 typedef struct cfast {
   gstate *st;
   GenObject *g; /* st->cur throughout: nothing the pass calls starts a generation */
-  cfframe fr[CF_DEPTH];
   Py_ssize_t nfr;
   PyObject **kk, **vv; /* dict keys and values */
   size_t nkv, ckv;
@@ -956,6 +955,7 @@ typedef struct cfast {
   size_t ctmp;
   PyObject **keys; /* a rebuilt dict's keys (sorted order) */
   size_t ckeys;
+  cfframe fr[CF_DEPTH]; /* last: left uninitialised (a frame is written when pushed) */
 } cfast;
 
 enum { CF_GIVE_UP = 100 };
@@ -1081,13 +1081,6 @@ static int canon_fast(gstate *st, PyObject *tree, int kind, PyObject **out, int 
     return -1;
   }
   memset(c, 0, offsetof(cfast, fr));
-  c->nfr = 0;
-  c->kk = c->vv = NULL;
-  c->nkv = c->ckv = c->nch = c->cch = c->ctmp = 0;
-  c->ch = NULL;
-  c->tmp = NULL;
-  c->keys = NULL;
-  c->ckeys = 0;
   c->st = st;
   int rc = -1;
   int gc_was = PyGC_Disable();
