@@ -945,8 +945,7 @@ typedef struct cfchg {
 
 typedef struct cfast {
   gstate *st;
-  GenObject *g;
-  cfframe fr[CF_DEPTH];
+  GenObject *g; /* st->cur throughout: nothing the pass calls starts a generation */
   Py_ssize_t nfr;
   PyObject **kk, **vv; /* dict keys and values */
   size_t nkv, ckv;
@@ -954,9 +953,24 @@ typedef struct cfast {
   size_t nch, cch;
   PyObject **tmp; /* a rebuilt container's children */
   size_t ctmp;
+  PyObject **keys; /* a rebuilt dict's keys (sorted order) */
+  size_t ckeys;
+  cfframe fr[CF_DEPTH]; /* last: left uninitialised (a frame is written when pushed) */
 } cfast;
 
 enum { CF_GIVE_UP = 100 };
+
+/* Where the kv stacks hold the r-th child (traversal order) of dict frame f. */
+static inline Py_ssize_t cf_kv(const cfframe *f, Py_ssize_t r) {
+  return f->kvbase + (f->perm ? (Py_ssize_t)f->perm[r] : r);
+}
+
+/* The r-th child (traversal order) of frame f, borrowed. */
+static inline PyObject *cf_child(const cfast *c, const cfframe *f, Py_ssize_t r) {
+  if (f->kind == K_LIST) return PyList_GET_ITEM(f->obj, r);
+  if (f->kind == K_TUPLE) return PyTuple_GET_ITEM(f->obj, r);
+  return c->vv[cf_kv(f, r)];
+}
 
 /* The kind of o for the fast pass: K_LEAF, K_LIST, K_TUPLE, K_DICT, or
  * CF_GIVE_UP. */
@@ -990,7 +1004,7 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
     c->nfr++;
     return 0;
   }
-  Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, j = 0;
+  Py_ssize_t n = PyDict_GET_SIZE(o);
   if (c->nkv + (size_t)n > c->ckv) {
     size_t cap = c->ckv;
     if (bgrow((void **)&c->kk, &cap, c->nkv + (size_t)n, sizeof *c->kk) < 0) return -1;
@@ -998,21 +1012,14 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
     if (bgrow((void **)&c->vv, &cap, c->nkv + (size_t)n, sizeof *c->vv) < 0) return -1;
     c->ckv = cap;
   }
-  PyObject **kk = c->kk + c->nkv, **vv = c->vv + c->nkv, *k, *v;
-  j = dict_items(o, kk, vv, n);
-  if (j < 0) {
-    j = 0;
-    while (j < n && PyDict_Next(o, &pos, &k, &v)) {
-      kk[j] = k;
-      vv[j++] = v;
-    }
-  }
+  PyObject **kk = c->kk + c->nkv, **vv = c->vv + c->nkv;
+  Py_ssize_t j = dict_items(o, kk, vv, n);
   for (Py_ssize_t q = 0; q < j; q++)
     __builtin_prefetch(vv[q], 0); /* their types are read soon */
   int refused = 0;
   const gv_node *ks = keyset_nocode(c->st, c->g, kk, j, &refused);
   if (!ks) return refused ? CF_GIVE_UP : -1;
-  if (c->st->cur != c->g || (ks->aux16 & GV__KS_HOST)) return CF_GIVE_UP;
+  if (ks->aux16 & GV__KS_HOST) return CF_GIVE_UP;
   f->ks = ks;
   f->perm = GV__CONT(ks)->perm;
   f->n = j;
@@ -1024,20 +1031,14 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
 
 /* The new container for frame f (a child changed or its keys' order does):
  * its children in traversal order, the changed ones replaced (stolen from
- * the cchg stack). NULL with an exception, or CF_GAVE_UP set. */
+ * the cchg stack). NULL with an exception, or with *give_up set. */
 static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
   Py_ssize_t n = f->n;
   if ((size_t)n > c->ctmp && bgrow((void **)&c->tmp, &c->ctmp, (size_t)n, sizeof *c->tmp) < 0)
     return NULL;
   PyObject **kids = c->tmp;
-  for (Py_ssize_t r = 0; r < n; r++) {
-    if (f->kind == K_LIST)
-      kids[r] = PyList_GET_ITEM(f->obj, r);
-    else if (f->kind == K_TUPLE)
-      kids[r] = PyTuple_GET_ITEM(f->obj, r);
-    else
-      kids[r] = c->vv[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[r] : r)];
-  }
+  for (Py_ssize_t r = 0; r < n; r++)
+    kids[r] = cf_child(c, f, r);
   for (size_t q = (size_t)f->cbase; q < c->nch; q++)
     kids[c->ch[q].at] = c->ch[q].obj; /* borrowed from cchg until it is released */
   PyObject *o = NULL;
@@ -1051,10 +1052,11 @@ static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
     o = tuple_from(kids, n);
   } else {
     /* sorted keys, the caller's objects */
-    PyObject **keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *keys);
-    if (!keys) return PyErr_NoMemory();
+    if ((size_t)n > c->ckeys && bgrow((void **)&c->keys, &c->ckeys, (size_t)n, sizeof *c->keys) < 0)
+      return NULL;
+    PyObject **keys = c->keys;
     for (Py_ssize_t r = 0; r < n; r++)
-      keys[r] = c->kk[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[r] : r)];
+      keys[r] = c->kk[cf_kv(f, r)];
     const gv_node *tw = f->perm ? GV__CONT(f->ks)->meta : f->ks;
     if (dict_fill_works && tw && n) {
       PyObject *tm = dict_template(c->st, c->g, f->ks, tw, f->perm, (size_t)n);
@@ -1066,11 +1068,6 @@ static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
       o = _PyDict_NewPresized(n);
       for (Py_ssize_t r = 0; o && r < n; r++)
         if (PyDict_SetItem(o, keys[r], kids[r]) < 0) Py_CLEAR(o);
-    }
-    PyMem_Free(keys);
-    if (c->st->cur != c->g && o) { /* (a template filled the generation) */
-      Py_CLEAR(o);
-      *give_up = 1;
     }
   }
   return o;
@@ -1084,11 +1081,6 @@ static int canon_fast(gstate *st, PyObject *tree, int kind, PyObject **out, int 
     return -1;
   }
   memset(c, 0, offsetof(cfast, fr));
-  c->nfr = 0;
-  c->kk = c->vv = NULL;
-  c->nkv = c->ckv = c->nch = c->cch = c->ctmp = 0;
-  c->ch = NULL;
-  c->tmp = NULL;
   c->st = st;
   int rc = -1;
   int gc_was = PyGC_Disable();
@@ -1133,13 +1125,7 @@ static int canon_fast(gstate *st, PyObject *tree, int kind, PyObject **out, int 
       continue;
     }
     Py_ssize_t i = f->i++;
-    PyObject *x;
-    if (f->kind == K_LIST)
-      x = PyList_GET_ITEM(f->obj, i);
-    else if (f->kind == K_TUPLE)
-      x = PyTuple_GET_ITEM(f->obj, i);
-    else
-      x = c->vv[f->kvbase + (f->perm ? (Py_ssize_t)f->perm[i] : i)];
+    PyObject *x = cf_child(c, f, i);
     int k = cf_kind(st, x);
     if (k == K_LEAF) continue;
     if (k == CF_GIVE_UP || (r = cf_push(c, x, k)) == CF_GIVE_UP) {
@@ -1156,6 +1142,7 @@ done:
   PyMem_Free(c->vv);
   PyMem_Free(c->ch);
   PyMem_Free(c->tmp);
+  PyMem_Free(c->keys);
   PyMem_Free(c);
   if (gc_was) PyGC_Enable();
   return rc;

@@ -21,17 +21,30 @@
 #endif
 #endif
 
+/* dict_items through the public API */
+static Py_ssize_t items_next(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
+  Py_ssize_t pos = 0, j = 0;
+  PyObject *k, *v;
+  while (j < n && PyDict_Next(d, &pos, &k, &v)) {
+    keys[j] = k;
+    vals[j++] = v;
+  }
+  return j;
+}
+
 #ifdef GROVE_DICT_FILL
 #ifndef Py_BUILD_CORE
 #define Py_BUILD_CORE 1
 #endif
 #include <internal/pycore_dict.h>
+#include <internal/pycore_gc.h>
 
-/* Whether the dict must be tracked by the cycle collector once v is in it
- * (the rule CPython's own dict inserts follow). */
+/* Whether the dict must be tracked by the cycle collector once v is in it:
+ * CPython's own rule for dict inserts. The type's flag is tested first so
+ * that most values (numbers, str) skip the call to PyObject_IS_GC the rule
+ * makes. */
 static inline int needs_tracking(PyObject *v) {
-  return PyType_HasFeature(Py_TYPE(v), Py_TPFLAGS_HAVE_GC) && PyObject_IS_GC(v) &&
-         (!PyTuple_CheckExact(v) || PyObject_GC_IsTracked(v));
+  return PyType_HasFeature(Py_TYPE(v), Py_TPFLAGS_HAVE_GC) && _PyObject_GC_MAY_BE_TRACKED(v);
 }
 
 /* Slot indices of the hash table: entry r becomes entry perm[r]. */
@@ -162,7 +175,8 @@ PyObject *dict_copy_fill(PyObject *orig, PyObject *const *keys, PyObject *const 
 Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
   PyDictObject *mp = (PyDictObject *)d;
   PyDictKeysObject *k = mp->ma_keys;
-  if (mp->ma_values || mp->ma_used != n || k->dk_kind == DICT_KEYS_SPLIT) return -1;
+  if (mp->ma_values || mp->ma_used != n || k->dk_kind == DICT_KEYS_SPLIT)
+    return items_next(d, keys, vals, n);
   Py_ssize_t j = 0, ne = k->dk_nentries;
   if (DK_IS_UNICODE(k)) {
     const PyDictUnicodeEntry *e = DK_UNICODE_ENTRIES(k);
@@ -196,11 +210,7 @@ PyObject *dict_copy_fill(PyObject *orig, PyObject *const *keys, PyObject *const 
 }
 
 Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
-  (void)d;
-  (void)keys;
-  (void)vals;
-  (void)n;
-  return -1;
+  return items_next(d, keys, vals, n);
 }
 
 int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const *vals,

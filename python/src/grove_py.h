@@ -254,10 +254,10 @@ int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const 
  * or compared). */
 PyObject *dict_copy_fill(PyObject *orig, PyObject *const *keys, PyObject *const *vals,
                          Py_ssize_t n);
-/* The keys and values of dict d (n = len(d)) in insertion order, borrowed,
- * read straight from its table: the count written, or -1 where this CPython's
- * layout is not known here or d's table is not a combined one (then use
- * PyDict_Next). Runs no Python code. */
+/* The keys and values of dict d (n = len(d)) in insertion order, borrowed:
+ * the count written (at most n). Read straight from its table where this
+ * CPython's layout is known here and the table is a combined one, else
+ * through PyDict_Next. Runs no Python code. */
 Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n);
 extern const int dict_fill_works; /* 1 where dict_fill can do its work */
 

@@ -41,7 +41,7 @@ typedef struct walk {
   PyObject *nsdict;
   int spec, oom;
   int pinned;       /* dict values are held (owned) from now on: user code may run */
-  int nocode;       /* run no Python code: a keyset that needs the host's order is refused */
+  int nocode;       /* run no Python code: a key other than a built-in scalar is refused */
   int refused;      /* ... and was */
   int found_custom; /* a registered class was met: the spec keeps the namespace (as optree) */
   frame *fr;
@@ -232,6 +232,10 @@ static int key_node(walk *w, PyObject *k, const gv_node **out, int *host) {
   gv_error e;
   gv_status s = GV_OK;
   int r = key_scalar(w, k, out, &s, &e);
+  if (r == 1 && w->nocode) { /* a tuple or a handle: its lookup or order may run Python code */
+    w->refused = 1;
+    return -1;
+  }
   if (r == 1 && Py_TYPE(k) == &PyTuple_Type && PyTuple_GET_SIZE(k) <= 64) {
     *host = 1;
     Py_ssize_t n = PyTuple_GET_SIZE(k);
@@ -474,23 +478,15 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
   case K_DICT:
   case K_ODICT:
   case K_DDICT: {
-    Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, j = 0;
+    Py_ssize_t n = PyDict_GET_SIZE(o);
     if (GROW(w, vals, nvals, cvals, n, NULL) < 0) goto fail;
     PyObject *kbuf_inl[32], **kbuf = kbuf_inl;
     if (n > 32 && !(kbuf = PyMem_Malloc((size_t)n * sizeof *kbuf))) {
       PyErr_NoMemory();
       goto fail;
     }
-    PyObject *k, *v;
     PyObject **vals = w->vals + w->nvals; /* borrowed while no user code runs (pin_all) */
-    j = dict_items(o, kbuf, vals, n);
-    if (j < 0) {
-      j = 0;
-      while (j < n && PyDict_Next(o, &pos, &k, &v)) {
-        kbuf[j] = k;
-        vals[j++] = v;
-      }
-    }
+    Py_ssize_t j = dict_items(o, kbuf, vals, n);
     for (Py_ssize_t q = 0; q < j; q++)
       __builtin_prefetch(vals[q], 1); /* their types are read and counts written soon */
     f.vbase = w->nvals;
@@ -961,9 +957,10 @@ const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, P
 
 /* For canonicalize's fast pass: the keyset of a dict's keys[0..n) in
  * generation g, made without running Python code. NULL with *refused = 1 and
- * no exception when that cannot be done (a key of another type than the
- * built-in scalars, a key order the host must give, g full); NULL with an
- * exception on an error. */
+ * no exception when that cannot be done (a key that is not a built-in scalar
+ * grove holds as itself -- another type, a tuple, a NaN, a str with
+ * surrogates, an int beyond 64 bits -- or g full); NULL with an exception on
+ * an error. */
 const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
                              int *refused) {
   walk w;
@@ -975,14 +972,6 @@ const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py
   uint64_t h = 0;
   const gv_node *ks = keyset_cached(&w, keys, n, 0, &h);
   if (ks) return ks;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    PyTypeObject *tp = Py_TYPE(keys[i]);
-    if (tp != &PyUnicode_Type && tp != &PyLong_Type && tp != &PyFloat_Type && tp != &PyBool_Type &&
-        tp != &PyBytes_Type && keys[i] != Py_None) {
-      *refused = 1;
-      return NULL;
-    }
-  }
   ks = keyset_for(&w, keys, n, 0, h);
   if (!ks && (w.oom || w.refused)) {
     PyErr_Clear();
