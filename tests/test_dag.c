@@ -48,19 +48,6 @@ static size_t list_bomb_wire(unsigned char *b, int k, int empty_base) {
   return n;
 }
 
-typedef struct wbuf {
-  unsigned char p[4096];
-  size_t n;
-} wbuf;
-
-static gv_status to_buf(void *ctx, const char *d, size_t n) {
-  wbuf *w = ctx;
-  if (n > sizeof w->p - w->n) return GV_ENOMEM;
-  memcpy(w->p + w->n, d, n);
-  w->n += n;
-  return GV_OK;
-}
-
 static const gv_node *pair_list(gv_arena *a, const gv_node *x) {
   const gv_node *two[2] = {x, x}, *l;
   cr_assert_eq(gv_list(a, two, 2, &l, NULL), GV_OK);
@@ -87,10 +74,10 @@ Test(dag, dict_key_sharing_its_subtuples_decodes_at_once) {
   cr_assert_eq(gv_depth(k), 63);
   cr_assert_eq(gv_num_leaves(k), (uint64_t)1 << 63);
   /* re-encoded byte for byte, fingerprinted, ordered, compared */
-  wbuf out;
-  out.n = 0;
-  cr_assert_eq(gv_encode(a, d, to_buf, &out, &e), GV_OK);
-  cr_assert_eq(out.n, n);
+  t_fixed out;
+  out.len = 0;
+  cr_assert_eq(gv_encode(a, d, t_fixed_sink, &out, &e), GV_OK);
+  cr_assert_eq(out.len, n);
   cr_assert(memcmp(out.p, w, n) == 0);
   uint8_t fp[16];
   cr_assert_eq(gv_fingerprint(a, d, fp, &e), GV_OK);
@@ -345,12 +332,12 @@ Test(dag, deque_maxlen_int64_max_round_trips) {
   gv_error e;
   cr_assert_eq(gv_int(a, 1, &one, NULL), GV_OK);
   cr_assert_eq(gv_deque(a, &one, 1, INT64_MAX, &d, NULL), GV_OK);
-  wbuf w;
-  w.n = 0;
-  cr_assert_eq(gv_encode(a, d, to_buf, &w, &e), GV_OK);
-  cr_assert_eq(gv_decode(b, w.p, w.n, &back, &e), GV_OK, "%s", e.msg);
+  t_fixed w;
+  w.len = 0;
+  cr_assert_eq(gv_encode(a, d, t_fixed_sink, &w, &e), GV_OK);
+  cr_assert_eq(gv_decode(b, w.p, w.len, &back, &e), GV_OK, "%s", e.msg);
   cr_assert_eq(gv_deque_maxlen(back), INT64_MAX);
-  cr_assert_eq(gv_decode(a, w.p, w.n, &back, &e), GV_OK);
+  cr_assert_eq(gv_decode(a, w.p, w.len, &back, &e), GV_OK);
   cr_assert_eq(back, d);
   gv_arena_free(a);
   gv_arena_free(b);
