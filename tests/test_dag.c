@@ -229,17 +229,23 @@ Test(dag, per_node_passes_are_linear_in_distinct_nodes) {
   gv_arena_free(b);
 }
 
-/* flatten_with_path counts the entries of the paths too: a chain of depth d
- * with a leaf at every level has d^2/2 of them. */
-Test(dag, flatten_with_path_counts_path_entries) {
-  gv_arena *a = limited(5000);
-  const gv_node *t, *r;
+/* A chain of 100 levels, each [0, the level below], over a 0 at the bottom. */
+static const gv_node *zero_chain(gv_arena *a) {
+  const gv_node *t;
   cr_assert_eq(gv_int(a, 0, &t, NULL), GV_OK);
-  for (int i = 0; i < 100; i++) { /* a chain: [0, prev] */
+  for (int i = 0; i < 100; i++) {
     const gv_node *kids[2] = {t, t};
     cr_assert_eq(gv_int(a, 0, &kids[0], NULL), GV_OK);
     cr_assert_eq(gv_list(a, kids, 2, &t, NULL), GV_OK);
   }
+  return t;
+}
+
+/* flatten_with_path counts the entries of the paths too: a chain of depth d
+ * with a leaf at every level has d^2/2 of them. */
+Test(dag, flatten_with_path_counts_path_entries) {
+  gv_arena *a = limited(5000);
+  const gv_node *t = zero_chain(a), *r;
   /* 201 nodes written out, 101 leaves, 100 * 101 / 2 + 100 = 5150 entries */
   cr_assert_eq(gv_expanded_size(t), 201);
   gv_error e;
@@ -249,12 +255,7 @@ Test(dag, flatten_with_path_counts_path_entries) {
   cr_assert_eq(cnt, 101);
   gv_arena_free(a);
   a = limited(6000);
-  cr_assert_eq(gv_int(a, 0, &t, NULL), GV_OK);
-  for (int i = 0; i < 100; i++) {
-    const gv_node *kids[2] = {t, t};
-    cr_assert_eq(gv_int(a, 0, &kids[0], NULL), GV_OK);
-    cr_assert_eq(gv_list(a, kids, 2, &t, NULL), GV_OK);
-  }
+  t = zero_chain(a);
   cr_assert_eq(gv_flatten_with_path(a, t, &r, &e), GV_OK, "%s", e.msg);
   cr_assert_eq(gv_arity(r), 101);
   gv_arena_free(a);
