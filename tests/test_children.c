@@ -512,7 +512,7 @@ Test(children, faults_in_child_builds_copy_and_compact) {
       cr_assert_eq(gv_arena_new(&cc, &c), GV_OK);
       const gv_node *pre = t_parse(c, "['made', 'before', ('arming',)]");
       t_snapshot c0 = t_snap(c);
-      const gv_node *o = NULL, *fo = NULL;
+      const gv_node *o = NULL;
       gv_arena *f = NULL;
       gv_error e;
       gv_status s;
@@ -536,7 +536,6 @@ Test(children, faults_in_child_builds_copy_and_compact) {
           fp(c, o, fo2);
           cr_assert_eq(memcmp(fo2, fx, 16), 0);
         }
-        (void)fo;
         gv_arena_free(c);
         break;
       }

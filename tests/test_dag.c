@@ -359,11 +359,10 @@ Test(dag, same_paths_of_a_deep_chain_with_leaves_everywhere) {
     cr_assert_eq(gv_list(a, kx, 2, &x, NULL), GV_OK);
     cr_assert_eq(gv_tuple(a, ky, 2, &y, NULL), GV_OK);
   }
-  t_snapshot before = t_snap(a);
   cr_assert_eq(gv_same_paths(a, x, y, &e), GV_OK, "%s", e.msg);
   const gv_node *kz[3] = {zero, prev, one}; /* x with one more leaf at the top */
   cr_assert_eq(gv_list(a, kz, 3, &z, NULL), GV_OK);
-  before = t_snap(a);
+  t_snapshot before = t_snap(a);
   cr_assert_eq(gv_same_paths(a, z, x, &e), GV_EMISMATCH);
   cr_assert_str_eq(e.msg, "don't have the same paths: paths in a missing in b: [(2,)]; paths "
                           "in b missing in a: []");
