@@ -12,6 +12,7 @@
  * them), and the written-out passes, which must succeed or refuse with
  * GV_ERANGE exactly when gv_expanded_size is over max_output. */
 #include "grove.h"
+#include "internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -57,11 +58,6 @@ static gv_status g_keep(void *ctx, gv_arena *a, const gv_node *node, gv_visit *a
   return GV_OK;
 }
 
-static int same_stats(const gv_stats *x, const gv_stats *y) {
-  return x->nodes == y->nodes && x->bytes_used == y->bytes_used &&
-         x->bytes_reserved == y->bytes_reserved && x->lookups == y->lookups;
-}
-
 /* A pass over the tree written out: it works, or refuses a tree over the
  * limit (before doing anything), or runs out of budget. */
 static void written_out(gv_status s, const gv_node *t, const char *what, const gv_error *e,
@@ -88,8 +84,7 @@ static void passes(gv_arena *a, const gv_node *t) {
       bad("order not idempotent", NULL);
   }
   /* the readers leave the arena as it is */
-  gv_stats before, after;
-  gv_arena_stats(a, &before);
+  gv__snapshot before = gv__snap(a);
   bool pre = false;
   if (gv_same_structure(a, t, s, &e) != GV_OK) bad("same_structure(t, structure(t))", &e);
   if (gv_is_prefix(a, s, t, &pre, &e) != GV_OK || !pre) bad("is_prefix", &e);
@@ -100,8 +95,8 @@ static void passes(gv_arena *a, const gv_node *t) {
   written_out(gv_print(a, t, g_sink, &n, &e), t, "print", &e, 0);
   gv_status js = gv_print_json(a, t, g_sink, &n, &e);
   if (js != GV_EINVAL) written_out(js, t, "print_json", &e, 0);
-  gv_arena_stats(a, &after);
-  if (!same_stats(&before, &after)) bad("a reader wrote the arena", NULL);
+  gv__snapshot after = gv__snap(a);
+  if (!gv__snap_eq(&before, &after)) bad("a reader wrote the arena", NULL);
   /* the other written-out passes */
   uint64_t cnt = 0;
   gv_status ws = gv_walk_paths(a, t, g_count, &cnt, &e);
@@ -152,18 +147,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gv_arena_config cfg = {(size_t)8 << 20, 4096, NULL, 0, MAX_OUTPUT, NULL};
   gv_arena *a = NULL;
   if (gv_arena_new(&cfg, &a) != GV_OK) abort();
-  gv_stats before, after;
-  gv_arena_stats(a, &before);
+  gv__snapshot fresh = gv__snap(a);
   const gv_node *n = NULL;
   gv_error e;
   gv_status s = gv_decode(a, data, size, &n, &e);
   if (s != GV_OK) {
     if (s != GV_EWIRE && s != GV_ENOMEM && s != GV_EDEPTH) abort();
     if (e.status != s || e.offset > size || n != NULL) abort();
-    gv_arena_stats(a, &after);
-    if (after.nodes != before.nodes || after.bytes_used != before.bytes_used ||
-        after.bytes_reserved != before.bytes_reserved)
-      abort();
+    gv__snapshot failed = gv__snap(a);
+    if (!gv__snap_eq(&fresh, &failed)) abort(); /* every counter and the table as they were */
     gv_arena_free(a);
     return 0;
   }
@@ -172,6 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   s = gv_encode(a, n, fz_sink, &b1, &e);
   if (s == GV_OK) {
     const gv_node *m = NULL;
+    gv_stats before, after;
     gv_arena_stats(a, &before);
     gv_status s2 = gv_decode(a, b1.p, b1.len, &m, &e);
     if (s2 == GV_OK) {

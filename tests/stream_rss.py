@@ -105,7 +105,8 @@ def check(problems, what, n, status, err, out_path):
         problems.append(f"{what}: no GROVE_LINES_STATS line")
     elif int(stats.group(3)) < 2 or int(stats.group(4)) < 1:
         problems.append(f"{what}: no shared parent with templates was made: {stats.group(0)}")
-    good = [i for i in range(1, n + 1) if i not in set(bad)]
+    bad_set = set(bad)
+    good = [i for i in range(1, n + 1) if i not in bad_set]
     results = 0
     by_order = {}
     with open(out_path, encoding="utf-8") as f:

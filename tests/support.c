@@ -41,6 +41,13 @@ gv_status t_count_bytes(void *ctx, const char *d, size_t n) {
   *(size_t *)ctx += n;
   return GV_OK;
 }
+gv_status t_fixed_sink(void *ctx, const char *d, size_t n) {
+  t_fixed *w = ctx;
+  if (n > sizeof w->p - w->len) return GV_ENOMEM;
+  memcpy(w->p + w->len, d, n);
+  w->len += n;
+  return GV_OK;
+}
 gv_status t_count_paths(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf) {
   (void)path, (void)depth, (void)leaf;
   (*(size_t *)ctx)++;

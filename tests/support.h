@@ -29,6 +29,13 @@ void *t_hook_realloc(void *ctx, void *p, size_t old_size, size_t new_size);
  * the leaves in *(size_t *)ctx; a map function returning its first tree's leaf; a traverse
  * callback keeping every node. */
 gv_status t_count_bytes(void *ctx, const char *d, size_t n);
+/* A write sink into a fixed buffer (ctx is a t_fixed): GV_ENOMEM when the bytes do not fit, so
+ * the call writing fails (the tests assert it succeeds). */
+typedef struct t_fixed {
+  unsigned char p[4096];
+  size_t len;
+} t_fixed;
+gv_status t_fixed_sink(void *ctx, const char *d, size_t n);
 gv_status t_count_paths(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf);
 gv_status t_map_first(void *ctx, gv_arena *a, const gv_node *const *v, size_t n,
                       const gv_node **out);

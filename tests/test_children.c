@@ -161,23 +161,6 @@ Test(children, budget_counts_only_the_child) {
   gv_arena_free(p);
 }
 
-static gv_status f_id(void *ctx, gv_arena *a, const gv_node *const *v, size_t n,
-                      const gv_node **out) {
-  (void)ctx, (void)a, (void)n;
-  *out = v[0];
-  return GV_OK;
-}
-static gv_status f_keep(void *ctx, gv_arena *a, const gv_node *node, gv_visit *act,
-                        const gv_node **rep) {
-  (void)ctx, (void)a, (void)node, (void)rep;
-  *act = GV_VISIT_KEEP;
-  return GV_OK;
-}
-static gv_status f_path(void *ctx, const gv_node *const *path, size_t depth, const gv_node *leaf) {
-  (void)ctx, (void)path, (void)depth, (void)leaf;
-  return GV_OK;
-}
-
 Test(children, a_frozen_arena_refuses_every_writer) {
   gv_arena *p = t_arena();
   const gv_node *t = t_parse(p, "[{'b': 1, 'a': [2, 'x']}, (3, None)]");
@@ -207,11 +190,12 @@ Test(children, a_frozen_arena_refuses_every_writer) {
   st[ns++] = gv_structure(p, t, &o, &e);
   st[ns++] = gv_order(p, t, &o, NULL, &e);
   st[ns++] = gv_lists_to_tuples(p, t, &o, &e);
-  st[ns++] = gv_map(p, f_id, NULL, &t, 1, true, &o, &e);
-  st[ns++] = gv_map_up_to(p, t, f_id, NULL, &t, 1, &o, &e);
-  st[ns++] = gv_map_shape(p, f_id, NULL, t, &o, &e);
-  st[ns++] = gv_traverse(p, t, true, f_keep, NULL, &o, &e);
-  st[ns++] = gv_walk_paths(p, t, f_path, NULL, &e);
+  st[ns++] = gv_map(p, t_map_first, NULL, &t, 1, true, &o, &e);
+  st[ns++] = gv_map_up_to(p, t, t_map_first, NULL, &t, 1, &o, &e);
+  st[ns++] = gv_map_shape(p, t_map_first, NULL, t, &o, &e);
+  st[ns++] = gv_traverse(p, t, true, t_visit_keep, NULL, &o, &e);
+  size_t npaths = 0;
+  st[ns++] = gv_walk_paths(p, t, t_count_paths, &npaths, &e);
   st[ns++] = gv_flatten_with_path(p, t, &o, &e);
   st[ns++] = gv_pack_sequence_as(p, l, kids, 3, &o, &e);
   st[ns++] = gv_print_str(p, t, false, &str, &len, &e);
@@ -221,6 +205,7 @@ Test(children, a_frozen_arena_refuses_every_writer) {
   st[ns++] = gv_rebuild(p, l, (const gv_node *const[]){l, l, l}, &o, &e);
   for (size_t i = 0; i < ns; i++)
     cr_assert_eq(st[i], GV_EINVAL, "call %zu: %s", i, gv_status_name(st[i]));
+  cr_assert_eq(npaths, 0, "walk_paths called back before refusing");
   cr_assert(strstr(e.msg, "frozen") != NULL, "%s", e.msg);
   cr_assert_eq(gv_arena_rollback(p, &m), GV_EINVAL);
   t_snapshot s1 = t_snap(p);
@@ -527,7 +512,7 @@ Test(children, faults_in_child_builds_copy_and_compact) {
       cr_assert_eq(gv_arena_new(&cc, &c), GV_OK);
       const gv_node *pre = t_parse(c, "['made', 'before', ('arming',)]");
       t_snapshot c0 = t_snap(c);
-      const gv_node *o = NULL, *fo = NULL;
+      const gv_node *o = NULL;
       gv_arena *f = NULL;
       gv_error e;
       gv_status s;
@@ -551,7 +536,6 @@ Test(children, faults_in_child_builds_copy_and_compact) {
           fp(c, o, fo2);
           cr_assert_eq(memcmp(fo2, fx, 16), 0);
         }
-        (void)fo;
         gv_arena_free(c);
         break;
       }

@@ -327,25 +327,6 @@ static gv_status w_buf(void *ctx, const char *d, size_t len) {
   return GV_OK;
 }
 
-/* fuzz_wire finding: a host keyset record of no keys reached memcpy with NULL keys */
-Test(hostorder, empty_keyset_with_null_arrays) {
-  gv_arena *a = t_arena();
-  const gv_node *ks = NULL, *d = NULL, *back = NULL;
-  gv_error e;
-  cr_assert_eq(gv_keyset_ordered(a, NULL, 0, NULL, &ks, &e), GV_OK);
-  cr_assert(gv_keyset_host_ordered(ks));
-  cr_assert_eq(gv_arity(ks), 0);
-  cr_assert_eq(gv_dict_with_keyset(a, GV_ODICT, ks, NULL, NULL, 0, &d, &e), GV_OK);
-  cr_assert_str_eq(t_repr(a, d), "OrderedDict()");
-  cr_assert_eq(gv_num_leaves(d), 0);
-  mbuf m = {0};
-  cr_assert_eq(gv_encode(a, d, w_buf, &m, &e), GV_OK, "%s", e.msg);
-  cr_assert_eq(gv_decode(a, m.p, m.len, &back, &e), GV_OK, "%s", e.msg);
-  cr_assert_eq(back, d);
-  free(m.p);
-  gv_arena_free(a);
-}
-
 Test(hostorder, wire_round_trip_and_copy) {
   gv_arena *a = t_arena(), *b = t_arena();
   const gv_node *keys[3] = {H(a, 1u << 20), S(a, "x"), H(a, 4)};

@@ -48,19 +48,6 @@ static size_t list_bomb_wire(unsigned char *b, int k, int empty_base) {
   return n;
 }
 
-typedef struct wbuf {
-  unsigned char p[4096];
-  size_t n;
-} wbuf;
-
-static gv_status to_buf(void *ctx, const char *d, size_t n) {
-  wbuf *w = ctx;
-  if (n > sizeof w->p - w->n) return GV_ENOMEM;
-  memcpy(w->p + w->n, d, n);
-  w->n += n;
-  return GV_OK;
-}
-
 static const gv_node *pair_list(gv_arena *a, const gv_node *x) {
   const gv_node *two[2] = {x, x}, *l;
   cr_assert_eq(gv_list(a, two, 2, &l, NULL), GV_OK);
@@ -87,10 +74,10 @@ Test(dag, dict_key_sharing_its_subtuples_decodes_at_once) {
   cr_assert_eq(gv_depth(k), 63);
   cr_assert_eq(gv_num_leaves(k), (uint64_t)1 << 63);
   /* re-encoded byte for byte, fingerprinted, ordered, compared */
-  wbuf out;
-  out.n = 0;
-  cr_assert_eq(gv_encode(a, d, to_buf, &out, &e), GV_OK);
-  cr_assert_eq(out.n, n);
+  t_fixed out;
+  out.len = 0;
+  cr_assert_eq(gv_encode(a, d, t_fixed_sink, &out, &e), GV_OK);
+  cr_assert_eq(out.len, n);
   cr_assert(memcmp(out.p, w, n) == 0);
   uint8_t fp[16];
   cr_assert_eq(gv_fingerprint(a, d, fp, &e), GV_OK);
@@ -242,17 +229,23 @@ Test(dag, per_node_passes_are_linear_in_distinct_nodes) {
   gv_arena_free(b);
 }
 
-/* flatten_with_path counts the entries of the paths too: a chain of depth d
- * with a leaf at every level has d^2/2 of them. */
-Test(dag, flatten_with_path_counts_path_entries) {
-  gv_arena *a = limited(5000);
-  const gv_node *t, *r;
+/* A chain of 100 levels, each [0, the level below], over a 0 at the bottom. */
+static const gv_node *zero_chain(gv_arena *a) {
+  const gv_node *t;
   cr_assert_eq(gv_int(a, 0, &t, NULL), GV_OK);
-  for (int i = 0; i < 100; i++) { /* a chain: [0, prev] */
+  for (int i = 0; i < 100; i++) {
     const gv_node *kids[2] = {t, t};
     cr_assert_eq(gv_int(a, 0, &kids[0], NULL), GV_OK);
     cr_assert_eq(gv_list(a, kids, 2, &t, NULL), GV_OK);
   }
+  return t;
+}
+
+/* flatten_with_path counts the entries of the paths too: a chain of depth d
+ * with a leaf at every level has d^2/2 of them. */
+Test(dag, flatten_with_path_counts_path_entries) {
+  gv_arena *a = limited(5000);
+  const gv_node *t = zero_chain(a), *r;
   /* 201 nodes written out, 101 leaves, 100 * 101 / 2 + 100 = 5150 entries */
   cr_assert_eq(gv_expanded_size(t), 201);
   gv_error e;
@@ -262,12 +255,7 @@ Test(dag, flatten_with_path_counts_path_entries) {
   cr_assert_eq(cnt, 101);
   gv_arena_free(a);
   a = limited(6000);
-  cr_assert_eq(gv_int(a, 0, &t, NULL), GV_OK);
-  for (int i = 0; i < 100; i++) {
-    const gv_node *kids[2] = {t, t};
-    cr_assert_eq(gv_int(a, 0, &kids[0], NULL), GV_OK);
-    cr_assert_eq(gv_list(a, kids, 2, &t, NULL), GV_OK);
-  }
+  t = zero_chain(a);
   cr_assert_eq(gv_flatten_with_path(a, t, &r, &e), GV_OK, "%s", e.msg);
   cr_assert_eq(gv_arity(r), 101);
   gv_arena_free(a);
@@ -345,12 +333,12 @@ Test(dag, deque_maxlen_int64_max_round_trips) {
   gv_error e;
   cr_assert_eq(gv_int(a, 1, &one, NULL), GV_OK);
   cr_assert_eq(gv_deque(a, &one, 1, INT64_MAX, &d, NULL), GV_OK);
-  wbuf w;
-  w.n = 0;
-  cr_assert_eq(gv_encode(a, d, to_buf, &w, &e), GV_OK);
-  cr_assert_eq(gv_decode(b, w.p, w.n, &back, &e), GV_OK, "%s", e.msg);
+  t_fixed w;
+  w.len = 0;
+  cr_assert_eq(gv_encode(a, d, t_fixed_sink, &w, &e), GV_OK);
+  cr_assert_eq(gv_decode(b, w.p, w.len, &back, &e), GV_OK, "%s", e.msg);
   cr_assert_eq(gv_deque_maxlen(back), INT64_MAX);
-  cr_assert_eq(gv_decode(a, w.p, w.n, &back, &e), GV_OK);
+  cr_assert_eq(gv_decode(a, w.p, w.len, &back, &e), GV_OK);
   cr_assert_eq(back, d);
   gv_arena_free(a);
   gv_arena_free(b);
@@ -371,11 +359,10 @@ Test(dag, same_paths_of_a_deep_chain_with_leaves_everywhere) {
     cr_assert_eq(gv_list(a, kx, 2, &x, NULL), GV_OK);
     cr_assert_eq(gv_tuple(a, ky, 2, &y, NULL), GV_OK);
   }
-  t_snapshot before = t_snap(a);
   cr_assert_eq(gv_same_paths(a, x, y, &e), GV_OK, "%s", e.msg);
   const gv_node *kz[3] = {zero, prev, one}; /* x with one more leaf at the top */
   cr_assert_eq(gv_list(a, kz, 3, &z, NULL), GV_OK);
-  before = t_snap(a);
+  t_snapshot before = t_snap(a);
   cr_assert_eq(gv_same_paths(a, z, x, &e), GV_EMISMATCH);
   cr_assert_str_eq(e.msg, "don't have the same paths: paths in a missing in b: [(2,)]; paths "
                           "in b missing in a: []");

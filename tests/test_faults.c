@@ -30,11 +30,11 @@ typedef struct fx {
   kept kept[MAX_KEPT];
   size_t nkept;
   size_t iter; /* which variant of the call (constructors vary their input) */
-  const gv_node *x, *y, *m, *z, *sx, *kz;   /* see fx_init */
-  const gv_node *dag, *dag2, *dagd, *chain; /* shared subtrees; a chain of 300 */
-  const gv_node *wide;                      /* 200 leaves and two lists in one list */
-  const gv_node *rdag, *rdag2, *rdagd;      /* deeper: readers memoize past 2^21 steps */
-  const gv_node *bigs[20], *nct[20];        /* boxed int-valued floats; key tuples */
+  const gv_node *x, *y, *m, *z, *sx, *kz; /* see fx_init */
+  const gv_node *dag, *dagd, *chain;      /* shared subtrees; a chain of 300 */
+  const gv_node *wide;                    /* 200 leaves and two lists in one list */
+  const gv_node *rdag, *rdag2, *rdagd;    /* deeper: readers memoize past 2^21 steps */
+  const gv_node *bigs[20], *nct[20];      /* boxed int-valued floats; key tuples */
   const gv_node *keys[40], *vals[40], *names[8];
   const gv_node **xleaves;
   size_t nx;
@@ -151,23 +151,20 @@ static void fx_init(void) {
  * tests below use them: the others keep their arena as it was). */
 static void fx_init_dag(void) {
   fx_init();
-  /* DAGs: 12 levels of a pair of the level below (lists; unsorted dicts) */
+  /* DAGs: levels of a pair of the level below -- lists (F.dag at 12 levels,
+   * F.rdag and F.rdag2 at 24) and unsorted dicts (F.dagd, 12 levels) */
   const gv_node *l1 = t_parse(F.a, "[1, 'a']"), *l2 = t_parse(F.a, "[2.5, b'b']");
   const gv_node *kb = t_parse(F.a, "'b'"), *ka = t_parse(F.a, "'a'"), *d = l1;
-  for (int i = 0; i < 12; i++) {
+  for (int i = 0; i < 24; i++) {
     const gv_node *two[2] = {l1, l1}, *two2[2] = {l2, l2}, *keys[2] = {kb, ka}, *dv[2] = {d, d};
     cr_assert_eq(gv_list(F.a, two, 2, &l1, NULL), GV_OK);
     cr_assert_eq(gv_list(F.a, two2, 2, &l2, NULL), GV_OK);
+    if (i >= 12) continue; /* the dicts stop at 12 levels */
     cr_assert_eq(gv_dict(F.a, keys, dv, 2, &d, NULL), GV_OK);
-  }
-  F.dag = l1;
-  F.dag2 = l2;
-  F.dagd = d;
-  for (int i = 12; i < 24; i++) {
-    const gv_node *two[2] = {l1, l1}, *two2[2] = {l2, l2}, *keys[2] = {kb, ka}, *dv[2] = {d, d};
-    cr_assert_eq(gv_list(F.a, two, 2, &l1, NULL), GV_OK);
-    cr_assert_eq(gv_list(F.a, two2, 2, &l2, NULL), GV_OK);
-    cr_assert_eq(gv_dict(F.a, keys, dv, 2, &d, NULL), GV_OK);
+    if (i == 11) {
+      F.dag = l1;
+      F.dagd = d;
+    }
   }
   F.rdag = l1;
   F.rdag2 = l2;
@@ -177,7 +174,6 @@ static void fx_init_dag(void) {
     cr_assert_eq(gv_list(F.a, two, 2, &l3, NULL), GV_OK);
   }
   F.rdagd = l3; /* the same paths but one more leaf at the bottom of each */
-  (void)d;
   const gv_node *c = t_parse(F.a, "0");
   for (int i = 0; i < 300; i++) {
     const gv_node *kids[2] = {c, c};
@@ -252,17 +248,20 @@ static long drive(const char *name, op_fn op, gv_status want) {
   return 0;
 }
 
-/* The call in iters variants (distinct inputs, each driven to success).
+/* The call in iters variants (distinct inputs, each driven to success), on
+ * the fixture setup makes (fx_init, or fx_init_dag for the DAG tests).
  * must: the calls are known to allocate, so some failure must be injected. */
-#define FAULT_TEST_N(tname, want, must, iters)                                                     \
-  Test(faults, tname, .init = fx_init, .fini = fx_fini) {                                          \
+#define FAULT_TEST_WITH(tname, setup, want, must, iters)                                           \
+  Test(faults, tname, .init = setup, .fini = fx_fini) {                                            \
     long k = 0;                                                                                    \
     for (F.iter = 0; F.iter < (iters); F.iter++)                                                   \
       k += drive(#tname, op_##tname, want);                                                        \
     if (must) cr_assert_gt(k, 0, #tname ": no allocation was failed");                             \
     cr_log_info(#tname ": %ld injected failures", k);                                              \
   }
+#define FAULT_TEST_N(tname, want, must, iters) FAULT_TEST_WITH(tname, fx_init, want, must, iters)
 #define FAULT_TEST(tname, want, must) FAULT_TEST_N(tname, want, must, 1)
+#define FAULT_TEST_DAG(tname, want, iters) FAULT_TEST_WITH(tname, fx_init_dag, want, 1, iters)
 
 /* ---- callbacks ---- */
 static gv_status f_pair(void *ctx, gv_arena *a, const gv_node *const *v, size_t n,
@@ -547,13 +546,6 @@ static gv_status op_chain_map(const gv_node **r) {
   return gv_map(A, f_inc, NULL, &F.chain, 1, false, r, E);
 }
 
-#define FAULT_TEST_DAG(tname, want, iters)                                                         \
-  Test(faults, tname, .init = fx_init_dag, .fini = fx_fini) {                                      \
-    long k = 0;                                                                                    \
-    for (F.iter = 0; F.iter < (iters); F.iter++)                                                   \
-      k += drive(#tname, op_##tname, want);                                                        \
-    cr_assert_gt(k, 0, #tname ": no allocation was failed");                                       \
-  }
 FAULT_TEST_DAG(tuple_twin, GV_OK, 20)
 FAULT_TEST_DAG(dag_structure, GV_OK, 1)
 FAULT_TEST_DAG(dag_lists_to_tuples, GV_OK, 1)

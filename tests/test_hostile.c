@@ -253,25 +253,13 @@ Test(hostile, max_depth_c_api_every_kind) {
   }
 }
 
-typedef struct mbuf {
-  unsigned char p[4096];
-  size_t len;
-} mbuf;
-static gv_status w_fixed(void *ctx, const char *d, size_t len) {
-  mbuf *b = ctx;
-  cr_assert_leq(b->len + len, sizeof b->p);
-  memcpy(b->p + b->len, d, len);
-  b->len += len;
-  return GV_OK;
-}
-
 Test(hostile, max_depth_decode) {
   gv_arena *a = t_arena(), *b = depth_arena(10);
   gv_error e;
   const gv_node *t = t_parse(a, "[[[[[[[[[[[1]]]]]]]]]]]"), *u = NULL; /* depth 11 */
-  static mbuf m;
+  static t_fixed m;
   m.len = 0;
-  cr_assert_eq(gv_encode(a, t, w_fixed, &m, &e), GV_OK, "%s", e.msg);
+  cr_assert_eq(gv_encode(a, t, t_fixed_sink, &m, &e), GV_OK, "%s", e.msg);
   t_snapshot before = t_snap(b);
   cr_assert_eq(gv_decode(b, m.p, m.len, &u, &e), GV_EDEPTH, "%s", e.msg);
   cr_assert(strstr(e.msg, "max_depth") != NULL, "%s", e.msg);
@@ -279,7 +267,7 @@ Test(hostile, max_depth_decode) {
   cr_assert(t_snap_eq(&before, &after));
   /* one level less decodes */
   m.len = 0;
-  cr_assert_eq(gv_encode(a, gv_child(t, 0), w_fixed, &m, &e), GV_OK, "%s", e.msg);
+  cr_assert_eq(gv_encode(a, gv_child(t, 0), t_fixed_sink, &m, &e), GV_OK, "%s", e.msg);
   cr_assert_eq(gv_decode(b, m.p, m.len, &u, &e), GV_OK, "%s", e.msg);
   cr_assert_eq(gv_depth(u), 10);
   gv_arena_free(a);

@@ -779,16 +779,28 @@ Test(wire, many_records) {
   gv_arena_free(a);
 }
 
-/* An empty host-ordered keyset (found by fuzz_wire: its keys array was NULL
- * and copied as such); seed fuzz/corpus/wire/regress-empty-host-keyset. */
+/* An empty host-ordered keyset (found by fuzz_wire: a host keyset record of no
+ * keys reached memcpy with a NULL keys array); seeds
+ * fuzz/corpus/wire/regress-empty-host-keyset (the bare record) and
+ * regress-host-keyset-empty (a longer input holding one). */
 Test(wire, empty_host_keyset) {
   gv_arena *a = t_arena();
   buf b = {(unsigned char *)"GRV\x01\x02\x23\x00\x12\x00", 9, 0};
-  const gv_node *d = dec(a, &b);
-  cr_assert_eq(gv_kind(d), GV_DICT);
-  cr_assert_eq(gv_arity(d), 0);
-  const gv_node *ks;
-  cr_assert_eq(gv_keyset_ordered(a, NULL, 0, NULL, &ks, NULL), GV_OK);
+  const gv_node *dd = dec(a, &b);
+  cr_assert_eq(gv_kind(dd), GV_DICT);
+  cr_assert_eq(gv_arity(dd), 0);
+  const gv_node *ks = NULL, *d = NULL, *back = NULL;
+  gv_error e;
+  cr_assert_eq(gv_keyset_ordered(a, NULL, 0, NULL, &ks, &e), GV_OK);
+  cr_assert(gv_keyset_host_ordered(ks));
   cr_assert_eq(gv_arity(ks), 0);
+  cr_assert_eq(gv_dict_with_keyset(a, GV_ODICT, ks, NULL, NULL, 0, &d, &e), GV_OK);
+  cr_assert_str_eq(t_repr(a, d), "OrderedDict()");
+  cr_assert_eq(gv_num_leaves(d), 0);
+  buf m = {NULL, 0, 0};
+  cr_assert_eq(gv_encode(a, d, buf_sink, &m, &e), GV_OK, "%s", e.msg);
+  cr_assert_eq(gv_decode(a, m.p, m.len, &back, &e), GV_OK, "%s", e.msg);
+  cr_assert_eq(back, d);
+  free(m.p);
   gv_arena_free(a);
 }

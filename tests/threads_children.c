@@ -157,14 +157,22 @@ static void *builder(void *arg) {
     }
     /* a build over the budget fails and leaves the child as it was */
     gv_stats before, after;
-    gv_arena_stats(c, &before);
     const gv_node *big = NULL;
     const gv_node *items[512];
     for (int i = 0; i < 512; i++)
       items[i] = t;
-    for (int i = 0; i < 100 && gv_list(c, items, 512, &big, NULL) == GV_OK; i++)
-      items[i] = big;
+    gv_status bs = GV_OK;
+    /* up to 100 new lists of 4 KiB, each holding the one before (once: the
+     * leaf count stays far from 2^64) -- over 256 KiB */
+    for (int i = 0; i < 100; i++) {
+      gv_arena_stats(c, &before);
+      bs = gv_list(c, items, 512, &big, NULL);
+      if (bs != GV_OK) break;
+      items[0] = big;
+    }
     gv_arena_stats(c, &after);
+    if (bs != GV_ENOMEM) fail("a build over the budget did not run out of it", NULL);
+    if (memcmp(&before, &after, sizeof before) != 0) fail("a failed build changed the child", NULL);
     if (after.bytes_reserved > cfg.max_bytes) fail("budget exceeded", NULL);
     if (gv_arena_rollback(c, &m) != GV_OK) fail("rollback", NULL);
     if (r % 50 == 49) { /* compaction of the second child keeps only the last copy */
@@ -178,7 +186,6 @@ static void *builder(void *arg) {
         fail("compact", &e);
       }
     }
-    (void)before;
   }
   gv_arena_free(c);
   gv_arena_free(c2);
