@@ -173,7 +173,20 @@ typedef struct rule {
   const gv_node *node;
 } rule;
 
+/* What one run of the program shares across the command lines it runs (the demo runs several):
+ * standard input, read once, and whether writing standard output failed. */
+typedef struct cli_io {
+  char *stdin_buf;
+  size_t stdin_len;
+  int stdin_read;
+  int write_failed;
+} cli_io;
+
+/* Runs one command line (argv without the program name); returns its exit code. */
+typedef int cli_run_fn(cli_io *io, size_t argc, const char *const *argv);
+
 typedef struct cli {
+  cli_io *io;
   gv_arena *a;
   op_id op;
   int json;
@@ -243,8 +256,6 @@ static void errf(cli *c, const char *fmt, ...) {
   c->ebuf[c->elen] = '\0';
 }
 
-static int g_write_failed;
-
 static void put(cli *c, const char *data, size_t len) {
   if (len == 0) return;
   c->out_bytes += len;
@@ -258,7 +269,7 @@ static void put(cli *c, const char *data, size_t len) {
     c->len += len;
     return;
   }
-  if (fwrite(data, 1, len, stdout) != len) g_write_failed = 1;
+  if (fwrite(data, 1, len, stdout) != len) c->io->write_failed = 1;
 }
 
 static void put_s(cli *c, const char *s) {
@@ -268,7 +279,7 @@ static void put_s(cli *c, const char *s) {
 static gv_status w_out(void *ctx, const char *data, size_t len) {
   cli *c = ctx;
   put(c, data, len);
-  return (g_write_failed || c->buf_oom) ? GV_EINVAL : GV_OK;
+  return (c->io->write_failed || c->buf_oom) ? GV_EINVAL : GV_OK;
 }
 
 /* s as a JSON string; invalid UTF-8 bytes (a message cut short) become U+FFFD. */
@@ -401,10 +412,6 @@ static int usage_error(const char *fmt, const char *detail) {
  * Reading arguments
  * ------------------------------------------------------------------------- */
 
-static char *g_stdin;
-static size_t g_stdin_len;
-static int g_stdin_read;
-
 /* Reads all of f into a malloc'd buffer (NUL-terminated). NULL on failure. */
 static char *read_all(FILE *f, size_t *len) {
   size_t cap = 4096, n = 0;
@@ -446,19 +453,19 @@ static char *read_all(FILE *f, size_t *len) {
 /* The bytes of an argument: stdin for "-", a file for "@PATH", else the text itself.
  * *owned is set when the caller must free the result. NULL on failure (an error was
  * printed). */
-static const char *arg_bytes(const char *arg, size_t *len, char **owned) {
+static const char *arg_bytes(cli_io *io, const char *arg, size_t *len, char **owned) {
   *owned = NULL;
   if (strcmp(arg, "-") == 0) {
-    if (!g_stdin_read) {
-      g_stdin = read_all(stdin, &g_stdin_len);
-      if (!g_stdin) {
+    if (!io->stdin_read) {
+      io->stdin_buf = read_all(stdin, &io->stdin_len);
+      if (!io->stdin_buf) {
         fprintf(stderr, "grove: error: cannot read standard input: %s\n", strerror(errno));
         return NULL;
       }
-      g_stdin_read = 1;
+      io->stdin_read = 1;
     }
-    *len = g_stdin_len;
-    return g_stdin;
+    *len = io->stdin_len;
+    return io->stdin_buf;
   }
   if (arg[0] == '@') {
     errno = 0;
@@ -492,7 +499,7 @@ static int is_wire(const char *data, size_t len) {
 /* Reports a failed status; returns the exit code. what names the step. */
 static int report(cli *c, gv_status s, const gv_error *e, const char *what) {
   const char *msg = (e && e->msg[0]) ? e->msg : gv_status_name(s);
-  if (g_write_failed) {
+  if (c->io->write_failed) {
     errf(c, "grove: error: cannot write output\n");
     return 2;
   }
@@ -529,7 +536,7 @@ static int load_arg(cli *c, const char *arg, size_t idx, const gv_node **out) {
   int want_text = c->from && strcmp(c->from, "literal") == 0;
   if (want_wire && from_cmdline)
     return usage_error("%s", "--from wire reads a file (@PATH) or standard input (-)");
-  const char *data = arg_bytes(arg, &len, &owned);
+  const char *data = arg_bytes(c->io, arg, &len, &owned);
   if (!data) return 2;
   char what[80];
   if (!from_cmdline && arg[0] == '@')
@@ -752,7 +759,7 @@ static gv_status path_fn(void *ctx, const gv_node *const *path, size_t depth, co
     p->too_big = 1;
     return GV_ERANGE;
   }
-  return (g_write_failed || c->buf_oom) ? GV_EINVAL : GV_OK;
+  return (c->io->write_failed || c->buf_oom) ? GV_EINVAL : GV_OK;
 }
 
 /* ---------------------------------------------------------------------------
@@ -900,7 +907,7 @@ static int do_stats(cli *c, const gv_node *t, int oneline) {
  * Running one operation
  * ------------------------------------------------------------------------- */
 
-static int run_demo(void);
+static int run_demo(cli_io *io, cli_run_fn *run);
 
 static gv_status star_to_none(void *ctx, gv_arena *a, const gv_node *const *values, size_t n,
                               const gv_node **out) {
@@ -1137,7 +1144,7 @@ static int run_op(cli *c, const char *const *args, size_t n) {
     s = print_node(c, out, &e);
     if (s == GV_OK) put_s(c, "\n");
   }
-  if (s == GV_OK && (g_write_failed || c->buf_oom)) s = GV_EINVAL;
+  if (s == GV_OK && (c->io->write_failed || c->buf_oom)) s = GV_EINVAL;
   if (s != GV_OK) rc = report(c, s, &e, NULL);
 
 done:
@@ -1740,7 +1747,7 @@ static void write_batch(stream *st, batch *b) {
   for (size_t i = 0; i < b->n && !st->stop; i++) {
     lres *r = &b->res[i];
     if (r->oend > o && fwrite(b->out + o, 1, r->oend - o, stdout) != r->oend - o)
-      g_write_failed = 1;
+      c->io->write_failed = 1;
     o = r->oend;
     if (r->eend > e) {
       const char *msg = b->err + e;
@@ -1772,7 +1779,7 @@ static void write_batch(stream *st, batch *b) {
   st->lines_done += b->n;
   gen_release(b->g);
   b->g = NULL;
-  if (g_write_failed) st->stop = st->fatal = 1;
+  if (c->io->write_failed) st->stop = st->fatal = 1;
   /* keep memory flat: no batch keeps a buffer made big by one huge line */
   if (b->ocap > ((size_t)8 << 20)) free(b->out), b->out = NULL, b->ocap = 0;
   if (b->ecap > ((size_t)1 << 20)) free(b->err), b->err = NULL, b->ecap = 0;
@@ -2057,7 +2064,7 @@ static int set_option(cli *c, const optdef *o, const char *val) {
 /* Writes the kept output to -o FILE or standard output. */
 static int flush_kept(cli *c) {
   if (!c->output) {
-    if (c->len && fwrite(c->buf, 1, c->len, stdout) != c->len) g_write_failed = 1;
+    if (c->len && fwrite(c->buf, 1, c->len, stdout) != c->len) c->io->write_failed = 1;
     return 0;
   }
   errno = 0;
@@ -2102,9 +2109,10 @@ static int lines_main(cli *c, const opdef *def, const char *const *args, size_t 
 }
 
 /* One whole invocation (argv without the program name). Returns the exit code. */
-static int cli_main(size_t argc, const char *const *argv) {
+static int cli_main(cli_io *io, size_t argc, const char *const *argv) {
   cli c;
   memset(&c, 0, sizeof c);
+  c.io = io;
   c.none_is_leaf = 1;
   c.top_down = 1;
   c.max_output = UINT64_C(100000000); /* 10^8: a tree from outside cannot print forever */
@@ -2240,7 +2248,7 @@ static int cli_main(size_t argc, const char *const *argv) {
     goto out;
   }
   if (c.op == OP_DEMO) {
-    rc = run_demo();
+    rc = run_demo(io, cli_main);
     goto out;
   }
 
@@ -2272,8 +2280,8 @@ out:
   free(spelled);
   free((void *)given);
   free((void *)pos);
-  if (fflush(stdout) != 0) g_write_failed = 1;
-  if (g_write_failed && rc == 0) {
+  if (fflush(stdout) != 0) io->write_failed = 1;
+  if (io->write_failed && rc == 0) {
     fputs("grove: error: cannot write output\n", stderr);
     rc = 2;
   }
@@ -2338,7 +2346,8 @@ static void demo_show_cmd(const char *const *argv) {
   fputs("\n", stdout);
 }
 
-static int run_demo(void) {
+/* Runs the demo's command lines through run (the tool's own command line). */
+static int run_demo(cli_io *io, cli_run_fn *run) {
   fputs("grove demo: every operation on a few small trees (" GV_VERSION_STRING ")\n", stdout);
   fputs("sample: " SAMPLE "\n", stdout);
   int bad = 0;
@@ -2349,14 +2358,14 @@ static int run_demo(void) {
       n++;
     fputs("\n", stdout);
     demo_show_cmd(st->argv);
-    if (fflush(stdout) != 0) g_write_failed = 1;
-    int rc = cli_main(n, st->argv);
+    if (fflush(stdout) != 0) io->write_failed = 1;
+    int rc = run(io, n, st->argv);
     if (rc != 0) printf("(exit %d)\n", rc);
     if (rc != st->expect) bad = 1;
-    if (g_write_failed) return 2; /* already reported */
+    if (io->write_failed) return 2; /* already reported */
   }
   if (bad) {
-    if (fflush(stdout) != 0) g_write_failed = 1;
+    if (fflush(stdout) != 0) io->write_failed = 1;
     fputs("grove: error: demo: a step did not give its expected exit status\n", stderr);
     return 2;
   }
@@ -2366,11 +2375,13 @@ static int run_demo(void) {
 int main(int argc, char **argv) {
   static char buf[1 << 16];
   setvbuf(stdout, buf, _IOFBF, sizeof buf);
-  int rc = cli_main(argc > 0 ? (size_t)(argc - 1) : 0, (const char *const *)(argv + 1));
+  cli_io io;
+  memset(&io, 0, sizeof io);
+  int rc = cli_main(&io, argc > 0 ? (size_t)(argc - 1) : 0, (const char *const *)(argv + 1));
   if (fflush(stdout) != 0 && rc == 0) {
     fputs("grove: error: cannot write output\n", stderr);
     rc = 2;
   }
-  free(g_stdin);
+  free(io.stdin_buf);
   return rc;
 }
