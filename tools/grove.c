@@ -13,7 +13,8 @@
  * The operations and the options are the two tables OPS and OPTS below: the help text, the
  * argument checks and "does this option apply to this operation" all come from them. */
 #define _POSIX_C_SOURCE 200809L /* fileno, isatty, stat, getline */
-#include "grove.h"
+
+#include "cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,35 +35,6 @@
 /* ---------------------------------------------------------------------------
  * The operations
  * ------------------------------------------------------------------------- */
-
-typedef enum op_id {
-  OP_FLATTEN,
-  OP_FLATTEN_WITH_PATH,
-  OP_STRUCTURE,
-  OP_IS_NESTED,
-  OP_PACK_SEQUENCE_AS,
-  OP_MAP,
-  OP_MAP_UP_TO,
-  OP_MAP_SHAPE,
-  OP_TRAVERSE,
-  OP_LISTS_TO_TUPLES,
-  OP_ORDER,
-  OP_ASSERT_SAME_STRUCTURE,
-  OP_ASSERT_SAME_PATHS,
-  OP_FINGERPRINT,
-  OP_CONVERT,
-  OP_STATS,
-  OP_DEMO,
-  OP_COUNT
-} op_id;
-
-typedef struct opdef {
-  const char *name;
-  const char *args; /* as the help shows them */
-  size_t min, max;  /* positional arguments (max SIZE_MAX: any number) */
-  int stdin_tree;   /* 1: with min - 1 arguments, the last tree is read from standard input */
-  const char *help;
-} opdef;
 
 #define ANY SIZE_MAX
 static const opdef OPS[OP_COUNT] = {
@@ -90,7 +62,6 @@ static const opdef OPS[OP_COUNT] = {
     [OP_DEMO] = {"demo", "", 0, 0, 0, "a short tour of every operation"},
 };
 
-#define ON(op) (1u << (op))
 #define ALL_OPS ((1u << OP_COUNT) - 1u)
 #define TREE_OPS (ALL_OPS & ~ON(OP_DEMO))
 
@@ -98,37 +69,6 @@ static const opdef OPS[OP_COUNT] = {
  * The options: one line each. `ops` is the set of operations an option applies to; giving
  * it to another one is a usage error.
  * ------------------------------------------------------------------------- */
-
-typedef enum opt_id {
-  OPT_HELP,
-  OPT_VERSION,
-  OPT_JSON,
-  OPT_MAX_BYTES,
-  OPT_MAX_OUTPUT,
-  OPT_NONE_IS_LEAF,
-  OPT_TOP_DOWN,
-  OPT_BOTTOM_UP,
-  OPT_REPLACE,
-  OPT_TO_NONE,
-  OPT_TO,
-  OPT_FROM,
-  OPT_OUTPUT,
-  OPT_LINES,
-  OPT_JOBS,
-  OPT_FAIL_FAST
-} opt_id;
-
-enum { NO_VALUE, VALUE, EQ_VALUE /* optional, only as --name=VALUE */ };
-
-typedef struct optdef {
-  opt_id id;
-  const char *name; /* long form */
-  char letter;      /* short form (-h), or 0 */
-  int value;
-  const char *metavar;
-  unsigned ops;
-  const char *help;
-} optdef;
 
 static const optdef OPTS[] = {
     {OPT_HELP, "--help", 'h', NO_VALUE, NULL, ALL_OPS, "this help; after OP, that operation's"},
@@ -159,163 +99,7 @@ static const optdef OPTS[] = {
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
 
-/* ---------------------------------------------------------------------------
- * The command's state
- * ------------------------------------------------------------------------- */
-
-enum { FN_ID, FN_ADD, FN_TYPE, FN_STR, FN_NONE };
 static const char *const FN_NAMES[] = {"id", "add", "type", "str", "none"};
-
-typedef struct rule {
-  const char *kind; /* type name */
-  size_t kind_len;
-  const char *value; /* literal text, NULL for --to-none */
-  const gv_node *node;
-} rule;
-
-/* What one run of the program shares across the command lines it runs (the demo runs several):
- * standard input, read once, and whether writing standard output failed. */
-typedef struct cli_io {
-  char *stdin_buf;
-  size_t stdin_len;
-  int stdin_read;
-  int write_failed;
-} cli_io;
-
-/* Runs one command line (argv without the program name); returns its exit code. */
-typedef int cli_run_fn(cli_io *io, size_t argc, const char *const *argv);
-
-typedef struct cli {
-  cli_io *io;
-  gv_arena *a;
-  op_id op;
-  int json;
-  size_t max_bytes;
-  uint64_t max_output; /* the arena's max_output; flatten-with-path counts its bytes too */
-  int none_is_leaf;
-  int top_down;
-  rule *rules;
-  size_t nrules;
-  const char *to;
-  const char *from;
-  const char *output; /* -o FILE */
-  int fn;
-  char fnmsg[600]; /* a built-in function's own error, if any */
-  /* Output. Under --json and -o it is kept in buf and written at the end, so a failing run
-   * leaves no half document (and no half file) behind. */
-  int buffered;
-  char *buf;
-  size_t len, cap;
-  int buf_oom;
-  uint64_t out_bytes; /* written (or kept) so far */
-  /* --lines */
-  int lines;
-  int fail_fast;
-  size_t jobs;
-  /* Error text kept instead of written to stderr (a --lines worker: the stream writes it,
-   * with the line number, in input order). */
-  int capture;
-  char *ebuf;
-  size_t elen, ecap;
-} cli;
-
-/* Makes *p (*cap elements of elem bytes) hold need elements, doubling; 0 when out of memory
- * (*p is then as it was). */
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t ncap = *cap ? *cap : 16;
-  while (ncap < need) {
-    if (ncap > SIZE_MAX / 2 / elem) return 0;
-    ncap *= 2;
-  }
-  void *np = realloc(*p, ncap * elem);
-  if (!np) return 0;
-  *p = np;
-  *cap = ncap;
-  return 1;
-}
-
-/* An error line (or part of one) for stderr, or kept under capture. */
-static void errf(cli *c, const char *fmt, ...) GV_PRINTF(2, 3);
-static void errf(cli *c, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (!c || !c->capture) {
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    return;
-  }
-  char tmp[1024];
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  size_t len = (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1;
-  if (!grow((void **)&c->ebuf, &c->ecap, c->elen + len + 1, 1)) return;
-  memcpy(c->ebuf + c->elen, tmp, len);
-  c->elen += len;
-  c->ebuf[c->elen] = '\0';
-}
-
-static void put(cli *c, const char *data, size_t len) {
-  if (len == 0) return;
-  c->out_bytes += len;
-  if (c->buffered) {
-    if (c->buf_oom) return;
-    if (len > SIZE_MAX - c->len || !grow((void **)&c->buf, &c->cap, c->len + len, 1)) {
-      c->buf_oom = 1;
-      return;
-    }
-    memcpy(c->buf + c->len, data, len);
-    c->len += len;
-    return;
-  }
-  if (fwrite(data, 1, len, stdout) != len) c->io->write_failed = 1;
-}
-
-static void put_s(cli *c, const char *s) {
-  put(c, s, strlen(s));
-}
-
-static gv_status w_out(void *ctx, const char *data, size_t len) {
-  cli *c = ctx;
-  put(c, data, len);
-  return (c->io->write_failed || c->buf_oom) ? GV_EINVAL : GV_OK;
-}
-
-/* s as a JSON string; invalid UTF-8 bytes (a message cut short) become U+FFFD. */
-static void put_json_string(cli *c, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  put_s(c, "\"");
-  while (*p) {
-    unsigned ch = *p;
-    char esc[8];
-    if (ch == '"' || ch == '\\') {
-      esc[0] = '\\', esc[1] = (char)ch, esc[2] = 0;
-      put_s(c, esc);
-      p++;
-    } else if (ch < 0x20) {
-      snprintf(esc, sizeof esc, "\\u%04x", ch);
-      put_s(c, esc);
-      p++;
-    } else if (ch < 0x80) {
-      put(c, (const char *)p, 1);
-      p++;
-    } else {
-      size_t n = ch >= 0xf0 ? 4 : ch >= 0xe0 ? 3 : ch >= 0xc2 ? 2 : 0;
-      size_t k = 1;
-      while (n && k < n && (p[k] & 0xc0) == 0x80)
-        k++;
-      if (n && k == n) {
-        put(c, (const char *)p, n);
-        p += n;
-      } else {
-        put_s(c, "\\ufffd");
-        p++;
-      }
-    }
-  }
-  put_s(c, "\"");
-}
 
 /* ---------------------------------------------------------------------------
  * Help
@@ -496,36 +280,6 @@ static int is_wire(const char *data, size_t len) {
          !strchr("\t\n\r\f", data[3]);
 }
 
-/* Reports a failed status; returns the exit code. what names the step. */
-static int report(cli *c, gv_status s, const gv_error *e, const char *what) {
-  const char *msg = (e && e->msg[0]) ? e->msg : gv_status_name(s);
-  if (c->io->write_failed) {
-    errf(c, "grove: error: cannot write output\n");
-    return 2;
-  }
-  if (c->buf_oom) {
-    errf(c, "grove: error: out of memory (output)\n");
-    return 2;
-  }
-  if (s == GV_EUSER && c->fnmsg[0]) {
-    errf(c, "grove: error: %s\n", c->fnmsg);
-    return 2;
-  }
-  if (s == GV_ENOMEM) {
-    errf(c, "grove: error: %s%sout of memory budget\n", what ? what : "", what ? ": " : "");
-    return 2;
-  }
-  if (s == GV_EMISMATCH || s == GV_ECOUNT) {
-    errf(c, "grove: %s\n", msg);
-    return 1;
-  }
-  errf(c, "grove: error: %s%s", what ? what : "", what ? ": " : "");
-  if (s == GV_EPARSE && e && e->line && !strstr(msg, "line "))
-    errf(c, "line %zu, column %zu: ", e->line, e->column);
-  errf(c, "%s%s\n", msg, s == GV_ERANGE && strstr(msg, "max_output") ? " (see --max-output)" : "");
-  return 2;
-}
-
 /* Reads argument idx (1-based in messages) into a tree: literal text, or the binary format
  * when a file or standard input starts with its magic bytes (or --from wire says so). */
 static int load_arg(cli *c, const char *arg, size_t idx, const gv_node **out) {
@@ -564,11 +318,6 @@ static int load_arg(cli *c, const char *arg, size_t idx, const gv_node **out) {
   if (from_cmdline && s != GV_ENOMEM && stat(arg, &st) == 0 && S_ISREG(st.st_mode))
     fprintf(stderr, "grove: hint: '%s' is a file; did you mean @%s?\n", arg, arg);
   return rc;
-}
-
-/* Prints a tree (JSON under --json); no newline. */
-static gv_status print_node(cli *c, const gv_node *n, gv_error *e) {
-  return c->json ? gv_print_json(c->a, n, w_out, c, e) : gv_print(c->a, n, w_out, c, e);
 }
 
 /* The Python type name of a node (leaves by kind, containers by gv_type_name). */
@@ -952,11 +701,6 @@ static gv_status put_fingerprint(cli *c, gv_arena *a, const gv_node *t, gv_error
   put(c, hex, 32);
   put_s(c, c->json ? "\"\n" : "\n");
   return GV_OK;
-}
-
-static int oom(void) {
-  fprintf(stderr, "grove: error: out of memory\n");
-  return 2;
 }
 
 /* Whether the operation's first argument is a function name. */

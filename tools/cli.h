@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.h -- the grove tool's internal header (never installed; the tool's manual is docs/grove.1):
+ * the types of the two tables, the command's state, and what each file of tools/
+ * offers the others.
+ *
+ * The files, from the top down; a file calls only files below it:
+ *   grove.c        the rest, still to be split into files of their own
+ *   output.c       results and error lines, written or kept; report()
+ * The prototypes at the end come file by file in the same order, from the bottom up. */
+#ifndef GROVE_TOOLS_CLI_H
+#define GROVE_TOOLS_CLI_H
+
+#include "grove.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------------
+ * The operations and the options (the tables: options.c)
+ * ------------------------------------------------------------------------- */
+
+typedef enum op_id {
+  OP_FLATTEN,
+  OP_FLATTEN_WITH_PATH,
+  OP_STRUCTURE,
+  OP_IS_NESTED,
+  OP_PACK_SEQUENCE_AS,
+  OP_MAP,
+  OP_MAP_UP_TO,
+  OP_MAP_SHAPE,
+  OP_TRAVERSE,
+  OP_LISTS_TO_TUPLES,
+  OP_ORDER,
+  OP_ASSERT_SAME_STRUCTURE,
+  OP_ASSERT_SAME_PATHS,
+  OP_FINGERPRINT,
+  OP_CONVERT,
+  OP_STATS,
+  OP_DEMO,
+  OP_COUNT
+} op_id;
+
+typedef struct opdef {
+  const char *name;
+  const char *args; /* as the help shows them */
+  size_t min, max;  /* positional arguments (max SIZE_MAX: any number) */
+  int stdin_tree;   /* 1: with min - 1 arguments, the last tree is read from standard input */
+  const char *help;
+} opdef;
+
+/* The set of operations an option applies to. */
+#define ON(op) (1u << (op))
+
+typedef enum opt_id {
+  OPT_HELP,
+  OPT_VERSION,
+  OPT_JSON,
+  OPT_MAX_BYTES,
+  OPT_MAX_OUTPUT,
+  OPT_NONE_IS_LEAF,
+  OPT_TOP_DOWN,
+  OPT_BOTTOM_UP,
+  OPT_REPLACE,
+  OPT_TO_NONE,
+  OPT_TO,
+  OPT_FROM,
+  OPT_OUTPUT,
+  OPT_LINES,
+  OPT_JOBS,
+  OPT_FAIL_FAST
+} opt_id;
+
+enum { NO_VALUE, VALUE, EQ_VALUE /* optional, only as --name=VALUE */ };
+
+typedef struct optdef {
+  opt_id id;
+  const char *name; /* long form */
+  char letter;      /* short form (-h), or 0 */
+  int value;
+  const char *metavar;
+  unsigned ops;
+  const char *help;
+} optdef;
+
+/* ---------------------------------------------------------------------------
+ * The command's state
+ * ------------------------------------------------------------------------- */
+
+enum { FN_ID, FN_ADD, FN_TYPE, FN_STR, FN_NONE };
+
+typedef struct rule {
+  const char *kind; /* type name */
+  size_t kind_len;
+  const char *value; /* literal text, NULL for --to-none */
+  const gv_node *node;
+} rule;
+
+/* What one run of the program shares across the command lines it runs (the demo runs several):
+ * standard input, read once, and whether writing standard output failed. */
+typedef struct cli_io {
+  char *stdin_buf;
+  size_t stdin_len;
+  int stdin_read;
+  int write_failed;
+} cli_io;
+
+/* Runs one command line (argv without the program name); returns its exit code. */
+typedef int cli_run_fn(cli_io *io, size_t argc, const char *const *argv);
+
+typedef struct cli {
+  cli_io *io;
+  gv_arena *a;
+  op_id op;
+  int json;
+  size_t max_bytes;
+  uint64_t max_output; /* the arena's max_output; flatten-with-path counts its bytes too */
+  int none_is_leaf;
+  int top_down;
+  rule *rules;
+  size_t nrules;
+  const char *to;
+  const char *from;
+  const char *output; /* -o FILE */
+  int fn;
+  char fnmsg[600]; /* a built-in function's own error, if any */
+  /* Output. Under --json and -o it is kept in buf and written at the end, so a failing run
+   * leaves no half document (and no half file) behind. */
+  int buffered;
+  char *buf;
+  size_t len, cap;
+  int buf_oom;
+  uint64_t out_bytes; /* written (or kept) so far */
+  /* --lines */
+  int lines;
+  int fail_fast;
+  size_t jobs;
+  /* Error text kept instead of written to stderr (a --lines worker: the stream writes it,
+   * with the line number, in input order). */
+  int capture;
+  char *ebuf;
+  size_t elen, ecap;
+} cli;
+
+/* ---- output.c: results and error lines, kept or written ---- */
+
+/* Makes *p (*cap elements of elem bytes) hold need elements; 0 when out of memory. */
+int grow(void **p, size_t *cap, size_t need, size_t elem);
+/* An error line (or part of one) for standard error, or kept under c->capture. */
+void errf(cli *c, const char *fmt, ...) GV_PRINTF(2, 3);
+/* Output: to standard output, or kept in c->buf under c->buffered. w_out is put as a
+ * gv_write_fn (ctx: the cli). */
+void put(cli *c, const char *data, size_t len);
+void put_s(cli *c, const char *s);
+gv_status w_out(void *ctx, const char *data, size_t len);
+void put_json_string(cli *c, const char *s);
+/* Reports a failed status (what names the step); returns the exit code. */
+int report(cli *c, gv_status s, const gv_error *e, const char *what);
+/* A tree in literal notation (JSON under --json), no newline. */
+gv_status print_node(cli *c, const gv_node *n, gv_error *e);
+/* "out of memory" on standard error; returns 2. */
+int oom(void);
+
+#endif /* GROVE_TOOLS_CLI_H */
