@@ -5,6 +5,7 @@
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   options.c      the tables OPS and OPTS; help, usage errors, applying an option
  *   output.c       results and error lines, written or kept; report()
  * The prototypes at the end come file by file in the same order, from the bottom up. */
 #ifndef GROVE_TOOLS_CLI_H
@@ -49,6 +50,8 @@ typedef struct opdef {
   const char *help;
 } opdef;
 
+extern const opdef OPS[OP_COUNT];
+
 /* The set of operations an option applies to. */
 #define ON(op) (1u << (op))
 
@@ -82,6 +85,10 @@ typedef struct optdef {
   unsigned ops;
   const char *help;
 } optdef;
+
+extern const optdef OPTS[];
+extern const size_t NOPTS; /* the number of OPTS */
+extern const char USAGE[]; /* the one-line usage, for usage errors */
 
 /* ---------------------------------------------------------------------------
  * The command's state
@@ -160,5 +167,17 @@ int report(cli *c, gv_status s, const gv_error *e, const char *what);
 gv_status print_node(cli *c, const gv_node *n, gv_error *e);
 /* "out of memory" on standard error; returns 2. */
 int oom(void);
+
+/* ---- options.c: the tables, help, usage errors, applying an option ---- */
+
+/* The operations o is for, as the help names them ("" when it is for every tree operation). */
+void opt_scope(const optdef *o, char *buf, size_t n);
+/* The help (only: that operation's), the version line: as output. */
+void print_help(cli *c, const opdef *only);
+void print_version(cli *c);
+/* A usage error (fmt with one %s, detail) and the usage line on standard error; returns 2. */
+int usage_error(const char *fmt, const char *detail);
+/* Applies option o with value val (NULL if none); returns 0 or the exit code of an error. */
+int set_option(cli *c, const optdef *o, const char *val);
 
 #endif /* GROVE_TOOLS_CLI_H */
