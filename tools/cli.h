@@ -5,6 +5,7 @@
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   functions.c    map's FN and traverse's rules
  *   options.c      the tables OPS and OPTS; help, usage errors, applying an option
  *   output.c       results and error lines, written or kept; report()
  * The prototypes at the end come file by file in the same order, from the bottom up. */
@@ -179,5 +180,16 @@ void print_version(cli *c);
 int usage_error(const char *fmt, const char *detail);
 /* Applies option o with value val (NULL if none); returns 0 or the exit code of an error. */
 int set_option(cli *c, const optdef *o, const char *val);
+
+/* ---- functions.c: map's FN and traverse's rules ---- */
+
+/* The FN_ of a function name, or -1. */
+int parse_fn(const char *name);
+/* The gv_map_fn of the map operations: c->fn on the values (ctx: the cli). */
+gv_status map_fn(void *ctx, gv_arena *a, const gv_node *const *values, size_t n,
+                 const gv_node **out);
+/* The gv_traverse_fn of traverse: the first rule naming the node's type (ctx: the cli). */
+gv_status traverse_fn(void *ctx, gv_arena *a, const gv_node *node, gv_visit *action,
+                      const gv_node **replacement);
 
 #endif /* GROVE_TOOLS_CLI_H */
