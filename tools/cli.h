@@ -5,6 +5,7 @@
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   stats.c        the stats operation
  *   functions.c    map's FN and traverse's rules
  *   options.c      the tables OPS and OPTS; help, usage errors, applying an option
  *   output.c       results and error lines, written or kept; report()
@@ -191,5 +192,10 @@ gv_status map_fn(void *ctx, gv_arena *a, const gv_node *const *values, size_t n,
 /* The gv_traverse_fn of traverse: the first rule naming the node's type (ctx: the cli). */
 gv_status traverse_fn(void *ctx, gv_arena *a, const gv_node *node, gv_visit *action,
                       const gv_node **replacement);
+
+/* ---- stats.c: the stats operation ---- */
+
+/* The stats of t (oneline: as one dict, for --lines) as output; returns 0 or 2. */
+int do_stats(cli *c, const gv_node *t, int oneline);
 
 #endif /* GROVE_TOOLS_CLI_H */
