@@ -5,6 +5,7 @@
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   load.c         the arguments as trees: literal text, @FILE, -, grove's binary format
  *   stats.c        the stats operation
  *   functions.c    map's FN and traverse's rules
  *   options.c      the tables OPS and OPTS; help, usage errors, applying an option
@@ -197,5 +198,13 @@ gv_status traverse_fn(void *ctx, gv_arena *a, const gv_node *node, gv_visit *act
 
 /* The stats of t (oneline: as one dict, for --lines) as output; returns 0 or 2. */
 int do_stats(cli *c, const gv_node *t, int oneline);
+
+/* ---- load.c: arguments into trees ---- */
+
+/* Whether the operation's first argument is a function name. */
+int fn_op(const cli *c);
+/* Loads args[0..n) into trees[0..n) (a map operation's args[0] is its function) and the
+ * --replace values; returns 0 or the exit code of an error. */
+int load_args(cli *c, const char *const *args, size_t n, const gv_node **trees);
 
 #endif /* GROVE_TOOLS_CLI_H */
