@@ -5,6 +5,7 @@
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   ops.c          one operation on the command line's trees; the output --lines shares
  *   load.c         the arguments as trees: literal text, @FILE, -, grove's binary format
  *   stats.c        the stats operation
  *   functions.c    map's FN and traverse's rules
@@ -206,5 +207,15 @@ int fn_op(const cli *c);
 /* Loads args[0..n) into trees[0..n) (a map operation's args[0] is its function) and the
  * --replace values; returns 0 or the exit code of an error. */
 int load_args(cli *c, const char *const *args, size_t n, const gv_node **trees);
+
+/* ---- ops.c: one operation; the output --lines shares ---- */
+
+/* Shared with --lines: the structure of t (its leaves null under --json), what a failed
+ * assert-same-* prints, the fingerprint of t on a line of its own. */
+gv_status structure_of(cli *c, gv_arena *a, const gv_node *t, const gv_node **out, gv_error *e);
+void put_mismatch(cli *c, const gv_error *e);
+gv_status put_fingerprint(cli *c, gv_arena *a, const gv_node *t, gv_error *e);
+/* Runs c->op on its arguments args[0..n) in the arena c->a; returns the exit code. */
+int run_op(cli *c, const char *const *args, size_t n);
 
 #endif /* GROVE_TOOLS_CLI_H */
