@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* cli.h -- the grove tool's internal header (never installed; the tool's manual is docs/grove.1):
- * the types of the two tables, the command's state, and what each file of tools/
- * offers the others.
+ * the types of the two tables, the command's state, the --lines stream's types, and what each file
+ * of tools/ offers the others.
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   lines_gen.c    --lines: the generations (frozen parents) and the templates' statistics
  *   ops.c          one operation on the command line's trees; the output --lines shares
  *   load.c         the arguments as trees: literal text, @FILE, -, grove's binary format
  *   stats.c        the stats operation
@@ -20,6 +21,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---------------------------------------------------------------------------
  * The operations and the options (the tables: options.c)
@@ -153,6 +155,101 @@ typedef struct cli {
   size_t elen, ecap;
 } cli;
 
+/* ---------------------------------------------------------------------------
+ * The --lines stream (lines.c tells its design)
+ * ------------------------------------------------------------------------- */
+
+#define LN_BATCH_LINES 256
+#define LN_BATCH_BYTES ((size_t)1 << 18)
+#define LN_RECS 8           /* keysets reported per line */
+#define LN_FREQ 2           /* reports in a window that make a template */
+#define LN_TEMPLATES 1024   /* templates in a parent */
+#define LN_COUNT_CAP 16384  /* the count table (a power of two) */
+#define LN_WINDOW_FIRST 64  /* lines before the first parent with templates */
+#define LN_WINDOW_MAX 65536 /* the longest window */
+#define LN_PARENT_BYTES ((size_t)64 << 20)
+
+/* A generation: a frozen parent with the fixed trees and the templates. */
+typedef struct gen {
+  gv_arena *p;
+  const gv_node **fixed; /* the fixed tree arguments, nodes of p */
+  const gv_node **rules; /* --replace values (NULL for --to-none), nodes of p */
+  uint64_t *thash;       /* template i: its keyset's hash */
+  const gv_node **tmpl;  /* template i: a dict of p */
+  size_t ntmpl;
+  size_t refs; /* batches using it, + 1 while it is the current one (main thread only) */
+} gen;
+
+typedef struct lrec {
+  uint64_t hash;
+  uint32_t line; /* index in its batch */
+} lrec;
+
+typedef struct lres {
+  size_t off, len; /* the line is text + off, len bytes (then a NUL) */
+  uint64_t lineno; /* its number in its source */
+  size_t src;      /* its source */
+  size_t oend;     /* the output of the line ends at out + oend */
+  size_t eend;     /* its error text ends at err + eend */
+  int failed;
+} lres;
+
+typedef struct batch {
+  char *text; /* the lines, each NUL-terminated */
+  size_t tlen, tcap;
+  lres *res; /* the lines */
+  size_t n, cap;
+  gen *g;
+  char *out; /* the results, one after another */
+  size_t ocap;
+  char *err; /* the error texts of failed lines, one after another */
+  size_t ecap;
+  lrec *recs;
+  size_t nrecs, rcap;
+  int state; /* 0 free, 1 ready for a worker, 2 taken, 3 done */
+} batch;
+
+typedef struct kcount {
+  uint64_t hash; /* 0: empty */
+  uint32_t count;
+  uint8_t state; /* 0 counted, 1 a template, 2 could not be made one */
+} kcount;
+
+typedef struct stream {
+  cli *c;
+  size_t nfixed;
+  gen *cur;
+  /* the sources */
+  const char *const *srcs;
+  size_t nsrcs, src;
+  FILE *f;
+  uint64_t lineno;
+  char *line;
+  size_t linecap;
+  int eof;
+  /* statistics (main thread) */
+  kcount *counts;
+  size_t ncounts;
+  gv_arena *scratch; /* lines parsed again for their keysets */
+  gv_arena *staging; /* new templates until the next parent */
+  uint64_t *phash;   /* staged templates */
+  const gv_node **pend;
+  size_t npend, npendcap, phashcap;
+  uint64_t lines_done, next_window, window;
+  size_t rebuilds;
+  /* threads */
+  pthread_mutex_t mu;
+  pthread_cond_t work, done;
+  batch *slots;
+  size_t nslots, next_take;
+  int quit;
+  /* results */
+  uint64_t bad_lines;
+  size_t batch_lines; /* LN_BATCH_LINES, or GROVE_LINES_BATCH (for the tests) */
+  int stop;           /* --fail-fast tripped, or a fatal error */
+  int fatal;
+} stream;
+
 /* ---- output.c: results and error lines, kept or written ---- */
 
 /* Makes *p (*cap elements of elem bytes) hold need elements; 0 when out of memory. */
@@ -217,5 +314,19 @@ void put_mismatch(cli *c, const gv_error *e);
 gv_status put_fingerprint(cli *c, gv_arena *a, const gv_node *t, gv_error *e);
 /* Runs c->op on its arguments args[0..n) in the arena c->a; returns the exit code. */
 int run_op(cli *c, const char *const *args, size_t n);
+
+/* ---- lines_gen.c: generations and templates (main thread) ---- */
+
+/* A generation: made holding the fixed trees and the templates tmpl[0..n) (NULL when out of
+ * memory), released by every batch that used it and by the stream. */
+void gen_release(gen *g);
+gen *gen_make(stream *st, const gv_node *const *fixed, const gv_node *const *rules,
+              const uint64_t *hashes, const gv_node *const *tmpl, size_t n);
+/* The count of the keyset with hash h (add: made if new); NULL when it is not counted. */
+kcount *count_slot(stream *st, uint64_t h, int add);
+/* Makes the keyset with hash h, found in text, a template of the next parent; 0 if not. */
+int make_template(stream *st, uint64_t h, const char *text);
+/* The end of a window: a new parent if its templates would change, and fresh counts. */
+void window_end(stream *st);
 
 #endif /* GROVE_TOOLS_CLI_H */
