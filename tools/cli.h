@@ -5,6 +5,7 @@
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   lines_batch.c  --lines: a batch of lines, run in one worker
  *   lines_gen.c    --lines: the generations (frozen parents) and the templates' statistics
  *   ops.c          one operation on the command line's trees; the output --lines shares
  *   load.c         the arguments as trees: literal text, @FILE, -, grove's binary format
@@ -328,5 +329,12 @@ kcount *count_slot(stream *st, uint64_t h, int add);
 int make_template(stream *st, uint64_t h, const char *text);
 /* The end of a window: a new parent if its templates would change, and fresh counts. */
 void window_end(stream *st);
+
+/* ---- lines_batch.c: a batch of lines, in one worker ---- */
+
+/* Runs every line of b with the worker's own cli w: the results and errors go into b. */
+void run_batch(cli *w, batch *b);
+/* Frees the buffers of b. */
+void batch_free(batch *b);
 
 #endif /* GROVE_TOOLS_CLI_H */
