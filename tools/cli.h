@@ -5,6 +5,7 @@
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   lines.c        --lines: the sources read in batches, the workers, the results in input order
  *   lines_batch.c  --lines: a batch of lines, run in one worker
  *   lines_gen.c    --lines: the generations (frozen parents) and the templates' statistics
  *   ops.c          one operation on the command line's trees; the output --lines shares
@@ -336,5 +337,11 @@ void window_end(stream *st);
 void run_batch(cli *w, batch *b);
 /* Frees the buffers of b. */
 void batch_free(batch *b);
+
+/* ---- lines.c: the --lines stream ---- */
+
+/* --lines: args are the operation's arguments but its last tree, then the sources (@PATH
+ * or -); returns the exit status. */
+int lines_main(cli *c, const opdef *def, const char *const *args, size_t nargs);
 
 #endif /* GROVE_TOOLS_CLI_H */
