@@ -5,6 +5,7 @@
  *
  * The files, from the top down; a file calls only files below it:
  *   grove.c        the rest, still to be split into files of their own
+ *   demo.c         grove demo (its steps run through the cli_run_fn main.c gives it)
  *   lines.c        --lines: the sources read in batches, the workers, the results in input order
  *   lines_batch.c  --lines: a batch of lines, run in one worker
  *   lines_gen.c    --lines: the generations (frozen parents) and the templates' statistics
@@ -343,5 +344,10 @@ void batch_free(batch *b);
 /* --lines: args are the operation's arguments but its last tree, then the sources (@PATH
  * or -); returns the exit status. */
 int lines_main(cli *c, const opdef *def, const char *const *args, size_t nargs);
+
+/* ---- demo.c: grove demo ---- */
+
+/* grove demo: runs its steps through run; returns the exit status. */
+int run_demo(cli_io *io, cli_run_fn *run);
 
 #endif /* GROVE_TOOLS_CLI_H */
