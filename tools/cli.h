@@ -4,7 +4,8 @@
  * of tools/ offers the others.
  *
  * The files, from the top down; a file calls only files below it:
- *   grove.c        the rest, still to be split into files of their own
+ *   main.c         the command line, read against the tables; runs one operation, the --lines
+ *                  stream or the demo; main()
  *   demo.c         grove demo (its steps run through the cli_run_fn main.c gives it)
  *   lines.c        --lines: the sources read in batches, the workers, the results in input order
  *   lines_batch.c  --lines: a batch of lines, run in one worker

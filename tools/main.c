@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* grove.c -- the grove command-line tool (its manual: docs/grove.1).
+/* main.c -- the grove command-line tool (its manual: docs/grove.1).
  *
  *   grove OP [OPTIONS] [ARG...]
  *
@@ -10,31 +10,16 @@
  * Exit status: 0 done, 1 the operation's own failure (mismatch, leaf count, is-nested false),
  * 2 bad usage or bad input ("grove: error: ..." on stderr).
  *
- * The operations and the options are the two tables OPS and OPTS (options.c): the help text, the
- * argument checks and "does this option apply to this operation" all come from them. */
-#define _POSIX_C_SOURCE 200809L /* fileno, isatty, stat, getline */
-
+ * This file reads the command line against the two tables OPS and OPTS (options.c) and runs
+ * one operation (ops.c), the --lines stream (lines.c) or the demo (demo.c). The files of the
+ * tool and which may call which: cli.h. */
 #include "cli.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <pthread.h>
-#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#ifdef _WIN32
-#include <io.h>
-#define isatty _isatty
-#define fileno _fileno
-#else
-#include <unistd.h>
-#endif
-
-/* ---------------------------------------------------------------------------
- * The command line
- * ------------------------------------------------------------------------- */
 
 /* A word starting with '-' that is a literal, not an option: -5, -.5, -inf, -nan, ... */
 static int negative_literal(const char *w) {
