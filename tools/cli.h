@@ -311,8 +311,10 @@ int load_args(cli *c, const char *const *args, size_t n, const gv_node **trees);
 
 /* ---- ops.c: one operation; the output --lines shares ---- */
 
-/* Shared with --lines: the structure of t (its leaves null under --json), what a failed
+/* Shared with --lines: whether flatten's output of t is over --max-output (said if so), the
+ * structure of t (its leaves null under --json), what a failed
  * assert-same-* prints, the fingerprint of t on a line of its own. */
+int flatten_too_big(cli *c, const gv_node *t);
 gv_status structure_of(cli *c, gv_arena *a, const gv_node *t, const gv_node **out, gv_error *e);
 void put_mismatch(cli *c, const gv_error *e);
 gv_status put_fingerprint(cli *c, gv_arena *a, const gv_node *t, gv_error *e);

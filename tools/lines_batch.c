@@ -90,11 +90,7 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
   const gv_node *fixed0 = g->fixed[0];
   switch (w->op) {
   case OP_FLATTEN: {
-    if (w->max_output && gv_expanded_size(t) > w->max_output) {
-      errf(w,
-           "grove: error: output too large: the tree written out is %" PRIu64
-           " nodes and bytes, more than --max-output %" PRIu64 "\n",
-           gv_expanded_size(t), w->max_output);
+    if (flatten_too_big(w, t)) {
       rc = 1;
       break;
     }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ops.c -- one operation on the trees of the command line (run_op), and the pieces of output
- * the --lines stream shares with it (structure_of, put_mismatch, put_fingerprint). */
+ * the --lines stream shares with it (flatten_too_big, structure_of, put_mismatch,
+ * put_fingerprint). */
 #define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include "cli.h"
 
@@ -67,6 +68,16 @@ static gv_status star_to_none(void *ctx, gv_arena *a, const gv_node *const *valu
   return gv_none(a, out, NULL);
 }
 
+/* Whether flatten's output of t would be over --max-output; if so, says so (errf). */
+int flatten_too_big(cli *c, const gv_node *t) {
+  if (!c->max_output || gv_expanded_size(t) <= c->max_output) return 0;
+  errf(c,
+       "grove: error: output too large: the tree written out is %" PRIu64
+       " nodes and bytes, more than --max-output %" PRIu64 "\n",
+       gv_expanded_size(t), c->max_output);
+  return 1;
+}
+
 /* The structure of t; under --json its leaves are null instead of * (JSON has no *, and no None
  * is left in a structure). */
 gv_status structure_of(cli *c, gv_arena *a, const gv_node *t, const gv_node **out, gv_error *e) {
@@ -127,11 +138,7 @@ int run_op(cli *c, const char *const *args, size_t n) {
   switch (c->op) {
   case OP_FLATTEN: {
     uint64_t nl = gv_num_leaves(t);
-    if (c->max_output && gv_expanded_size(t) > c->max_output) {
-      fprintf(stderr,
-              "grove: error: output too large: the tree written out is %" PRIu64
-              " nodes and bytes, more than --max-output %" PRIu64 "\n",
-              gv_expanded_size(t), c->max_output);
+    if (flatten_too_big(c, t)) {
       rc = 2;
       goto done;
     }
