@@ -5,11 +5,7 @@
  * Workloads and performance goals: docs/benchmarks.md (W1..W5, W5s; W4x grove
  * only). The goals are checked by eye, never asserted.
  *
- * Shuffles: every engine sees the same insertion orders. The keys of dict
- * number `index` (W2: index 0; W5/W5s: index = position in the list) are put in
- * order by a Fisher-Yates shuffle driven by xorshift64 (shifts 13, 7, 17) with
- * the state seeded as (index + 1) * 0x9E3779B97F4A7C15 (never 0): for k from
- * n-1 down to 1, j = next() % (k + 1), swap(p[k], p[j]). W5s skips the shuffle.
+ * The files, each calling only those below it: bench.h.
  *
  * Timing: one warm-up run, then samples until about 0.2 s of work per cell (at
  * least 3 samples). Operations that neither build nodes nor allocate anything a
@@ -29,10 +25,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <grove.h>
-
-#include <cJSON.h>
-#include <jansson.h>
+#include "bench.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -47,170 +40,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ===========================================================================
- * Small utilities
- * =========================================================================== */
-
-static int g_exit = 0; /* becomes 1 on any failure; the run goes on */
-
-static void fail(const char *fmt, ...) GV_PRINTF(1, 2);
-static void fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("grove-bench: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  g_exit = 1;
-}
-
-static void die(const char *what) {
-  fprintf(stderr, "grove-bench: fatal: %s\n", what);
-  exit(2);
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) die("out of memory");
-  return p;
-}
-
-static void *xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q) die("out of memory");
-  return q;
-}
-
 static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-
-/* growable text buffer */
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t len) {
-  if (b->n + len + 1 > b->cap) {
-    size_t c = b->cap ? b->cap : 256;
-    while (c < b->n + len + 1)
-      c *= 2;
-    b->p = xrealloc(b->p, c);
-    b->cap = c;
-  }
-  memcpy(b->p + b->n, s, len);
-  b->n += len;
-  b->p[b->n] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s) {
-  sb_put(b, s, strlen(s));
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) GV_PRINTF(2, 3);
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  char tmp[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (k < 0) die("vsnprintf");
-  sb_put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
-}
-
-/* JSON string escaping for the results file */
-static void sb_json_str(sbuf *b, const char *s) {
-  sb_puts(b, "\"");
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') {
-      char e[2] = {'\\', (char)c};
-      sb_put(b, e, 2);
-    } else if (c < 0x20) {
-      sb_printf(b, "\\u%04x", c);
-    } else {
-      sb_put(b, (const char *)&c, 1);
-    }
-  }
-  sb_puts(b, "\"");
-}
-
-/* ===========================================================================
- * Shuffle (documented at the top) and the shared key strings
- * =========================================================================== */
-
-static uint64_t xs_next(uint64_t *s) {
-  uint64_t x = *s;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  *s = x;
-  return x;
-}
-
-static void shuffle(uint16_t *p, size_t n, uint64_t index) {
-  uint64_t s = (index + 1) * UINT64_C(0x9E3779B97F4A7C15);
-  if (s == 0) s = 1;
-  for (size_t i = 0; i < n; i++)
-    p[i] = (uint16_t)i;
-  for (size_t k = n; k-- > 1;) {
-    size_t j = (size_t)(xs_next(&s) % (uint64_t)(k + 1));
-    uint16_t t = p[k];
-    p[k] = p[j];
-    p[j] = t;
-  }
-}
-
-static char g_w2key[1000][8]; /* "k0000" .. "k0999" */
-static char g_w3key[100][12]; /* "layer_000" .. "layer_099" */
-static char g_w5key[100][4];  /* "f00" .. "f99" */
-static const char *const g_w3inner[3] = {"kernel", "bias", "norm"};
-static const char *const g_w3norm[4] = {"gamma", "beta", "mean", "var"};
-
-static void init_keys(void) {
-  for (int i = 0; i < 1000; i++)
-    snprintf(g_w2key[i], sizeof g_w2key[i], "k%04d", i);
-  for (int i = 0; i < 100; i++)
-    snprintf(g_w3key[i], sizeof g_w3key[i], "layer_%03d", i);
-  for (int i = 0; i < 100; i++)
-    snprintf(g_w5key[i], sizeof g_w5key[i], "f%02d", i);
-}
-
-/* ===========================================================================
- * Workloads
- * =========================================================================== */
-
-typedef enum wkind { WK1, WK2, WK3, WK4, WK5, WK5S, WK4X } wkind;
-
-typedef struct workload {
-  const char *name;
-  wkind kind;
-  size_t n;       /* W5: dicts; W4: depth */
-  uint16_t *perm; /* W2: 1000 entries; W5: n * 100; NULL when unshuffled */
-  bool grove_only;
-  uint64_t leaves;
-  uint64_t units; /* what ns/unit divides by */
-  const char *unit;
-  sbuf text; /* the JSON text every engine parses */
-
-  /* grove */
-  bool gok;
-  gv_arena *ga;
-  const gv_node *gt;  /* the workload */
-  const gv_node *gt2; /* same shape, every leaf value + 1 (prep of same_structure) */
-  const gv_node *gs;  /* structure of gt */
-  const gv_node **gleaves, **gleaves2;
-  unsigned char *wire;
-  size_t wire_len;
-  gv_stats gstats; /* after building gt alone in ga */
-
-  /* peers: the workload and an equal, separately built copy */
-  json_t *jt, *jt2;
-  cJSON *ct, *ct2;
-} workload;
 
 #define CK(x)                                                                                      \
   do {                                                                                             \
@@ -441,54 +275,6 @@ static cJSON *c_build(const workload *w) {
   return r;
 }
 
-/* --- the JSON text (a tuple becomes an array) --- */
-static void make_text(workload *w) {
-  sbuf *b = &w->text;
-  b->n = 0;
-  switch (w->kind) {
-  case WK1:
-    sb_puts(b, "[{\"b\": 1, \"a\": [2, 3]}, [4, 5], 6]");
-    break;
-  case WK2:
-    sb_puts(b, "{");
-    for (size_t i = 0; i < 1000; i++)
-      sb_printf(b, "%s\"%s\": %u", i ? ", " : "", g_w2key[w->perm[i]], (unsigned)w->perm[i]);
-    sb_puts(b, "}");
-    break;
-  case WK3:
-    sb_puts(b, "{");
-    for (size_t l = 0; l < 100; l++)
-      sb_printf(b,
-                "%s\"%s\": {\"kernel\": 1.0, \"bias\": 2.0, \"norm\": {\"gamma\": 3.0, "
-                "\"beta\": 4.0, \"mean\": 5.0, \"var\": 6.0}}",
-                l ? ", " : "", g_w3key[l]);
-    sb_puts(b, "}");
-    break;
-  case WK4:
-  case WK4X:
-    for (size_t d = 0; d < w->n; d++)
-      sb_put(b, "[", 1);
-    sb_put(b, "0", 1);
-    for (size_t d = 0; d < w->n; d++)
-      sb_put(b, "]", 1);
-    break;
-  case WK5:
-  case WK5S:
-    sb_puts(b, "[");
-    for (size_t i = 0; i < w->n; i++) {
-      const uint16_t *p = w->perm ? w->perm + i * 100 : NULL;
-      sb_puts(b, i ? ", {" : "{");
-      for (size_t j = 0; j < 100; j++) {
-        size_t jj = p ? p[j] : j;
-        sb_printf(b, "%s\"%s\": %zu", j ? ", " : "", g_w5key[jj], i * 100 + jj);
-      }
-      sb_puts(b, "}");
-    }
-    sb_puts(b, "]");
-    break;
-  }
-}
-
 /* ===========================================================================
  * Peer helpers: leaves in sorted-key order, sorting a cJSON copy
  * (explicit stacks; scratch kept across calls, like grove's caller array)
@@ -697,8 +483,6 @@ typedef struct rep {
 } rep;
 
 typedef int (*op_fn)(workload *w, rep *r); /* 0 = ok */
-
-static volatile size_t g_sink; /* defeats dead-code elimination */
 
 static gv_status null_write(void *ctx, const char *data, size_t len) {
   (void)data;
