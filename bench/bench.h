@@ -3,9 +3,12 @@
  * bench.h -- what the files of grove-bench share: the types, and what each file
  * gives the files above it. Each file calls only the files below it:
  *
- *   grove-bench.c  the rest: running and timing, RSS, the report, main
- *   workloads.c    the shuffle, the key strings, the JSON text
- *   util.c         failures, allocation, the text buffer
+ *   grove-bench.c     the rest: running and timing, RSS, the report, main
+ *   engine-grove.c    grove: the builder, the operations and their preps, setup and checks
+ *   engine-jansson.c  jansson: the builder, leaves in sorted-key order, the operations
+ *   engine-cjson.c    cJSON: the builder, leaves in sorted-key order, the operations
+ *   workloads.c       the shuffle, the key strings, the JSON text
+ *   util.c            failures, allocation, the text buffer
  */
 #ifndef GROVE_BENCH_H
 #define GROVE_BENCH_H
@@ -84,5 +87,81 @@ extern const char *const g_w3norm[4];
 void init_keys(void);
 void shuffle(uint16_t *p, size_t n, uint64_t index); /* the documented one (workloads.c) */
 void make_text(workload *w);                         /* w->text (a tuple becomes an array) */
+
+/* ===========================================================================
+ * The operations: engine-grove.c, engine-jansson.c, engine-cjson.c
+ * =========================================================================== */
+
+typedef struct rep {
+  gv_arena *a; /* fresh arena, or the workload's arena (mark mode) */
+  gv_error err;
+  const gv_node *gout;
+  json_t *jres; /* peer results freed after the sample, untimed */
+  cJSON *cres;
+  char msg[600];
+} rep;
+
+typedef int (*op_fn)(workload *w, rep *r); /* 0 = ok */
+
+#define PEER_NULL(x, what)                                                                         \
+  do {                                                                                             \
+    if (!(x)) {                                                                                    \
+      snprintf(r->msg, sizeof r->msg, "%s failed", what);                                          \
+      return -1;                                                                                   \
+    }                                                                                              \
+  } while (0)
+
+/* engine-grove.c */
+gv_status g_build(gv_arena *a, const workload *w, int64_t off, const gv_node **out,
+                  gv_error *err); /* every int/float leaf value + off */
+int g_op_build(workload *w, rep *r);
+int g_op_build_warm(workload *w, rep *r);
+int g_op_parse(workload *w, rep *r);
+int g_op_flatten(workload *w, rep *r);
+int g_op_structure(workload *w, rep *r);
+int g_op_walk_paths(workload *w, rep *r);
+int g_op_fwp(workload *w, rep *r);
+int g_op_pack(workload *w, rep *r);
+int g_op_map_id(workload *w, rep *r);
+int g_op_map_inc(workload *w, rep *r);
+int g_op_order(workload *w, rep *r);
+int g_op_equal_ptr(workload *w, rep *r);
+int g_op_same(workload *w, rep *r);
+int g_op_print(workload *w, rep *r);
+int g_op_print_json(workload *w, rep *r);
+int g_op_fingerprint(workload *w, rep *r);
+int g_op_encode(workload *w, rep *r);
+int g_op_decode(workload *w, rep *r);
+gv_status prep_pack(workload *w, gv_error *err); /* inputs of pack_sequence_as */
+gv_status prep_same(workload *w, gv_error *err); /* input of same_structure */
+bool leaf_value(const gv_node *n, double *v);    /* an int or float leaf's value */
+void setup_grove(workload *w);                   /* w->ga, w->gt, ...: w->gok */
+void g_free_scratch(void);
+
+/* engine-jansson.c */
+extern json_t **g_jleaves;          /* w->leaves entries, for flatten */
+json_t *j_build(const workload *w); /* NULL on failure */
+size_t j_sorted_leaves(json_t *t, json_t **out, size_t cap);
+int j_op_build(workload *w, rep *r);
+int j_op_parse(workload *w, rep *r);
+int j_op_flatten(workload *w, rep *r);
+int j_op_sorted_dump(workload *w, rep *r);
+int j_op_equal(workload *w, rep *r);
+int j_op_dump(workload *w, rep *r);
+int j_op_copy(workload *w, rep *r);
+void j_free_scratch(void);
+
+/* engine-cjson.c */
+extern cJSON **g_cleaves;          /* w->leaves entries, for flatten */
+cJSON *c_build(const workload *w); /* NULL on failure */
+size_t c_sorted_leaves(cJSON *t, cJSON **out, size_t cap);
+int c_op_build(workload *w, rep *r);
+int c_op_parse(workload *w, rep *r);
+int c_op_flatten(workload *w, rep *r);
+int c_op_sorted_dump(workload *w, rep *r);
+int c_op_equal(workload *w, rep *r);
+int c_op_dump(workload *w, rep *r);
+int c_op_copy(workload *w, rep *r);
+void c_free_scratch(void);
 
 #endif
