@@ -3,12 +3,17 @@
  * bench.h -- what the files of grove-bench share: the types, and what each file
  * gives the files above it. Each file calls only the files below it:
  *
- *   grove-bench.c     the rest: running and timing, RSS, the report, main
+ *   grove-bench.c     main: the options, the workloads' sizes, the order of the run
+ *   report.c          the Markdown table, the performance goals, the JSON results file
+ *   run.c             the operation table, timing a cell, a workload's setup, check, teardown
+ *   rss.c             peak RSS building W5, in child processes (beside run.c)
  *   engine-grove.c    grove: the builder, the operations and their preps, setup and checks
  *   engine-jansson.c  jansson: the builder, leaves in sorted-key order, the operations
  *   engine-cjson.c    cJSON: the builder, leaves in sorted-key order, the operations
  *   workloads.c       the shuffle, the key strings, the JSON text
  *   util.c            failures, allocation, the text buffer
+ *
+ * rss.c and run.c stand side by side: neither calls the other.
  */
 #ifndef GROVE_BENCH_H
 #define GROVE_BENCH_H
@@ -163,5 +168,63 @@ int c_op_equal(workload *w, rep *r);
 int c_op_dump(workload *w, rep *r);
 int c_op_copy(workload *w, rep *r);
 void c_free_scratch(void);
+
+/* ===========================================================================
+ * run.c: the rows of the table, timing, running a workload
+ * =========================================================================== */
+
+enum { ENG_GROVE, ENG_JANSSON, ENG_CJSON, N_ENG };
+
+typedef struct cell {
+  bool ran, ok;
+  double med, p25, p75, min, max; /* ns per call */
+  size_t samples, inner;
+  bool batched;
+  char msg[640];
+} cell;
+
+typedef struct row {
+  const char *workload;
+  const char *op;
+  const char *arena;
+  uint64_t units;
+  const char *unit;
+  cell c[N_ENG];
+} row;
+
+extern row *g_rows;
+extern size_t g_nrows;
+
+extern bool g_quick;
+extern const char *g_only_op; /* --op: run this operation only */
+extern double g_target_ns;    /* time per cell */
+extern double g_timer_overhead;
+
+void measure_timer_overhead(void);
+void run_workload(workload *w); /* its rows into g_rows */
+
+/* ===========================================================================
+ * rss.c: peak RSS building W5, in child processes
+ * =========================================================================== */
+
+typedef struct rss_msg {
+  long maxrss_kb;
+  size_t arena_reserved;
+  int ok;
+} rss_msg;
+
+enum { RSS_BASE, RSS_GROVE, RSS_JANSSON, RSS_CJSON, N_RSS };
+extern const char *const g_rss_name[N_RSS];
+extern rss_msg g_rss[N_RSS];
+
+void measure_rss(const workload *w5);
+
+/* ===========================================================================
+ * report.c: the table, the goals, the results file
+ * =========================================================================== */
+
+void print_table(void);
+void print_goals(void);
+int write_json(const char *path, const workload *w5);
 
 #endif
