@@ -182,12 +182,16 @@ int j_op_flatten(workload *w, rep *r) {
   }
   return 0;
 }
-int j_op_sorted_dump(workload *w, rep *r) {
-  char *s = json_dumps(w->jt, JSON_SORT_KEYS);
+/* json_dumps(w->jt, flags): the text made and freed (sorted dump and dump) */
+static int j_dumps(workload *w, rep *r, size_t flags) {
+  char *s = json_dumps(w->jt, flags);
   PEER_NULL(s, "json_dumps");
   g_sink = (size_t)s[0];
   free(s);
   return 0;
+}
+int j_op_sorted_dump(workload *w, rep *r) {
+  return j_dumps(w, r, JSON_SORT_KEYS);
 }
 int j_op_equal(workload *w, rep *r) {
   if (!json_equal(w->jt, w->jt2)) {
@@ -197,11 +201,7 @@ int j_op_equal(workload *w, rep *r) {
   return 0;
 }
 int j_op_dump(workload *w, rep *r) {
-  char *s = json_dumps(w->jt, JSON_ENCODE_ANY);
-  PEER_NULL(s, "json_dumps");
-  g_sink = (size_t)s[0];
-  free(s);
-  return 0;
+  return j_dumps(w, r, JSON_ENCODE_ANY);
 }
 int j_op_copy(workload *w, rep *r) {
   r->jres = json_deep_copy(w->jt);
