@@ -123,7 +123,7 @@ install: build
 	cmake --install build $(if $(PREFIX),--prefix $(PREFIX))
 
 format:
-	clang-format-14 -i include/*.h lib/*.[ch] tools/*.[ch] tests/*.[ch] fuzz/*.c bench/*.c \
+	clang-format-14 -i include/*.h lib/*.[ch] tools/*.[ch] tests/*.[ch] fuzz/*.c bench/*.[ch] \
 	  examples/*.c tests/package/*.c python/src/*.[ch]
 
 clean:
