@@ -2,8 +2,9 @@
 /* grove_py.h -- the grove._grove extension: shared declarations.
  *
  * Layout of the extension:
- *   module.c    module init, module state, generations, handles, type names,
- *               memory_stats / set_memory_limit, registry
+ *   module.c    module init, module state, handles, type names, registry
+ *   generations.c  generations (arenas, memory limit, recycling), spec_new,
+ *               memory_stats / set_memory_limit
  *   maps.c      the pointer map and the keyset cache (plain C tables)
  *   walk.c      Python objects -> leaves + structure (flatten, leaves, keys)
  *   build.c     structure + leaves -> Python objects (unflatten, map,
@@ -63,7 +64,7 @@ int ps_add(pset *s, const void *p); /* 1 added, 0 present, -1 no memory */
 void ps_del(pset *s, const void *p);
 void ps_free(pset *s);
 
-/* ---- generations (module.c) ---- */
+/* ---- generations (generations.c) ---- */
 /* A direct-mapped memo of small sequence nodes: interning a list or tuple of
  * at most two children is one probe here instead of hashing and the intern
  * table (chains of singletons, pairs of leaves). Entries point into the
@@ -89,6 +90,9 @@ typedef struct GenObject {
 } GenObject;
 
 /* ---- module state ---- */
+#define DEFAULT_LIMIT ((size_t)64 << 20) /* a generation's memory limit until set_memory_limit */
+#define RECYCLE_MIN ((size_t)32 << 10)   /* recycling (op_gen): see below */
+#define RECYCLE_FACTOR 64
 typedef struct gstate {
   PyTypeObject *spec_type, *gen_type;
   GenObject *cur;
@@ -149,6 +153,8 @@ GenObject *cur_gen(gstate *st);
 GenObject *op_gen(gstate *st);
 /* Start a new current generation (after GV_ENOMEM). 0 or -1 with an exception. */
 int new_gen(gstate *st);
+PyObject *py_memory_stats(PyObject *m, PyObject *unused);
+PyObject *py_set_memory_limit(PyObject *m, PyObject *arg);
 /* A handle (>= 1) for obj (equal objects share one); 0 with an exception. */
 uint64_t handle_for(gstate *st, PyObject *obj);
 PyObject *handle_obj(gstate *st, uint64_t h); /* borrowed or NULL */
@@ -175,6 +181,7 @@ typedef struct SpecObject {
   Py_hash_t hash;       /* -1 until computed */
   uint8_t fp[16];
 } SpecObject;
+/* A TreeSpec of node in g (generations.c). */
 PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns);
 extern PyType_Spec spec_type_spec;
 extern PyType_Spec gen_type_spec;

@@ -17,28 +17,6 @@ static inline const gv_node *ctype_name(const gv_node *n) {
   return GV__CONT(GV__CONT(n)->meta)->kids[0];
 }
 
-PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns) {
-  SpecObject *s = PyObject_New(SpecObject, st->spec_type);
-  if (!s) return NULL;
-  Py_INCREF(g);
-  s->gen = g;
-  s->node = node;
-  s->cgen = NULL;
-  s->canon = NULL;
-  Py_INCREF(ns);
-  s->ns = ns;
-  s->none_is_leaf = none_is_leaf;
-  s->has_fp = 0;
-  s->num_nodes = -1;
-  s->hash = -1;
-  if (gv_flags(node) & GV_F_CANONICAL) { /* already in traversal order: its own canon */
-    Py_INCREF(g);
-    s->cgen = g;
-    s->canon = node;
-  }
-  return (PyObject *)s;
-}
-
 static void spec_dealloc(PyObject *self) {
   SpecObject *s = (SpecObject *)self;
   PyTypeObject *tp = Py_TYPE(self);
