@@ -2,7 +2,9 @@
 /* grove_py.h -- the grove._grove extension: shared declarations.
  *
  * Layout of the extension:
- *   module.c    module init, module state, handles, type names, registry
+ *   module.c    module init, module state, registry
+ *   handles.c   handles: objects numbered once per process (dict keys, metadata)
+ *   typenames.c type names: the process-unique names of classes and factories
  *   generations.c  generations (arenas, memory limit, recycling), spec_new,
  *               memory_stats / set_memory_limit
  *   maps.c      the pointer map and the keyset cache (plain C tables)
@@ -158,11 +160,15 @@ PyObject *py_set_memory_limit(PyObject *m, PyObject *arg);
 /* A handle (>= 1) for obj (equal objects share one); 0 with an exception. */
 uint64_t handle_for(gstate *st, PyObject *obj);
 PyObject *handle_obj(gstate *st, uint64_t h); /* borrowed or NULL */
+PyObject *py_handle_object(PyObject *m, PyObject *arg);
+PyObject *py_handle_for(PyObject *m, PyObject *arg);
 /* The str node naming obj (a class or a defaultdict factory) in g; its name is
  * unique in the process. NULL with an exception set (oom: *oom = 1). */
 const gv_node *name_node(gstate *st, GenObject *g, PyObject *obj, int *oom);
 /* The object named by a type-name/factory node of g, or NULL (exception set). */
 PyObject *named_obj(gstate *st, GenObject *g, const gv_node *name);
+PyObject *py_object_named(PyObject *m, PyObject *arg);
+PyObject *py_name_for(PyObject *m, PyObject *arg);
 /* Registration of type t for namespace ns (borrowed tuple) or NULL (no error). */
 PyObject *registration(gstate *st, PyObject *ns, PyTypeObject *t);
 /* The kind of a non-exact-builtin object; *reg gets the registration for K_CUSTOM. */
