@@ -5,13 +5,6 @@
 
 #include <stdarg.h>
 
-static inline const gv_node *ctype_name(const gv_node *n) {
-  return GV__CONT(GV__CONT(n)->meta)->kids[0];
-}
-static inline const gv_node *ctype_meta(const gv_node *n) {
-  return GV__CONT(GV__CONT(n)->meta)->kids[2];
-}
-
 /* A scalar key node as a Python object (new ref). */
 static PyObject *scalar_to_py(gstate *st, const gv_node *k) {
   size_t len = 0;
@@ -76,28 +69,6 @@ PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks) {
   Py_DECREF(t);
   if (r < 0) return PyErr_NoMemory();
   return t; /* borrowed from the map */
-}
-
-int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject **cls,
-                PyObject **reg) {
-  const gv_node *tn = ctype_name(n);
-  if (tn == ctype_name(g->none_node)) return K_NONE;
-  PyObject *c = named_obj(st, g, tn);
-  if (!c) return -1;
-  *cls = c;
-  *reg = NULL;
-  if (ctype_meta(n)) {
-    if (!PyType_Check(c) || !(*reg = registration(st, ns, (PyTypeObject *)c))) {
-      PyErr_Format(PyExc_ValueError, "grove: %R is not registered as a pytree node class", c);
-      return -1;
-    }
-    return K_CUSTOM;
-  }
-  if (!PyType_Check(c)) {
-    PyErr_Format(PyExc_ValueError, "grove: %R is not a class", c);
-    return -1;
-  }
-  return PyObject_HasAttr(c, st->s_n_sequence_fields) ? K_SS : K_NT;
 }
 
 /* The Python kind of a structure node. */

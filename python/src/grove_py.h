@@ -2,7 +2,8 @@
 /* grove_py.h -- the grove._grove extension: shared declarations.
  *
  * Layout of the extension:
- *   module.c    module init, module state, registry
+ *   module.c    module init, module state
+ *   registry.c  the registry's C side: classification, custom nodes' classes
  *   handles.c   handles: objects numbered once per process (dict keys, metadata)
  *   typenames.c type names: the process-unique names of classes and factories
  *   generations.c  generations (arenas, memory limit, recycling), spec_new,
@@ -148,6 +149,14 @@ enum {
   K_CUSTOM
 };
 
+/* A custom node's type name and metadata (a handle node, or NULL). */
+static inline const gv_node *ctype_name(const gv_node *n) {
+  return GV__CONT(GV__CONT(n)->meta)->kids[0];
+}
+static inline const gv_node *ctype_meta(const gv_node *n) {
+  return GV__CONT(GV__CONT(n)->meta)->kids[2];
+}
+
 /* The current generation (made on first use). NULL with an exception set. */
 GenObject *cur_gen(gstate *st);
 /* The same at the start of an operation (a walk): first recycles a generation
@@ -173,6 +182,11 @@ PyObject *py_name_for(PyObject *m, PyObject *arg);
 PyObject *registration(gstate *st, PyObject *ns, PyTypeObject *t);
 /* The kind of a non-exact-builtin object; *reg gets the registration for K_CUSTOM. */
 int classify_slow(gstate *st, PyObject *nsdict, PyTypeObject *t, PyObject **reg);
+/* Registration / kind of a custom node: 1 NoneType, K_NT, K_SS or K_CUSTOM; *cls borrowed */
+int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject **cls,
+                PyObject **reg);
+PyObject *py_setup(PyObject *m, PyObject *args);
+PyObject *py_registry_changed(PyObject *m, PyObject *unused);
 
 /* ---- the TreeSpec object (treespec.c) ---- */
 typedef struct SpecObject {
@@ -217,9 +231,6 @@ PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
 PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks);
 /* Python object for a native key node (new ref). */
 PyObject *key_to_py(gstate *st, const gv_node *k);
-/* Registration / kind of a custom node: 1 NoneType, K_NT, K_SS or K_CUSTOM; *cls borrowed */
-int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject **cls,
-                PyObject **reg);
 
 /* Argument parsing for METH_FASTCALL | METH_KEYWORDS (module.c): names[0..npos)
  * may be given by position, the first nreq are required. */

@@ -13,10 +13,6 @@
  * leaves the namespace out (specs of different namespaces may compare equal). */
 #include "grove_py.h"
 
-static inline const gv_node *ctype_name(const gv_node *n) {
-  return GV__CONT(GV__CONT(n)->meta)->kids[0];
-}
-
 static void spec_dealloc(PyObject *self) {
   SpecObject *s = (SpecObject *)self;
   PyTypeObject *tp = Py_TYPE(self);
