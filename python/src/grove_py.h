@@ -2,7 +2,8 @@
 /* grove_py.h -- the grove._grove extension: shared declarations.
  *
  * Layout of the extension:
- *   module.c    module init, module state
+ *   module.c    module init
+ *   args.c      module state lookup, argument parsing, errors
  *   registry.c  the registry's C side: classification, custom nodes' classes
  *   handles.c   handles: objects numbered once per process (dict keys, metadata)
  *   typenames.c type names: the process-unique names of classes and factories
@@ -216,7 +217,6 @@ int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **sp
 /* The key node (native) for a key object, or a handle node; *host = 1 if the
  * dict's order must come from the host. */
 PyObject *entry_of(gstate *st, GenObject *g, const gv_node *n, size_t i); /* new ref */
-PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...);
 
 /* ---- build.c ---- */
 PyObject *do_unflatten(gstate *st, SpecObject *s, PyObject *leaves);
@@ -232,7 +232,7 @@ PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks);
 /* Python object for a native key node (new ref). */
 PyObject *key_to_py(gstate *st, const gv_node *k);
 
-/* Argument parsing for METH_FASTCALL | METH_KEYWORDS (module.c): names[0..npos)
+/* Argument parsing for METH_FASTCALL | METH_KEYWORDS (args.c): names[0..npos)
  * may be given by position, the first nreq are required. */
 int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
                const char *const *names, int npos, int nreq, PyObject **out);
@@ -285,7 +285,9 @@ PyObject *dict_copy_fill(PyObject *orig, PyObject *const *keys, PyObject *const 
 Py_ssize_t dict_items(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n);
 extern const int dict_fill_works; /* 1 where dict_fill can do its work */
 
-/* Python-level errors for grove statuses. */
+/* Python-level errors for grove statuses (args.c). */
 PyObject *raise_gv(gv_status s, const gv_error *e);
+/* Raise exc with message fmt, prefixed "at PATH: " when path is a non-empty tuple. */
+PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...);
 
 #endif

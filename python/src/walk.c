@@ -96,20 +96,6 @@ static int grow(void **p, Py_ssize_t *cap, Py_ssize_t need, size_t elem, void *i
  * Errors with paths
  * ------------------------------------------------------------------------- */
 
-PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
-  va_end(ap);
-  if (!msg) return NULL;
-  if (path && PyTuple_GET_SIZE(path) > 0)
-    PyErr_Format(exc, "at %R: %U", path, msg);
-  else
-    PyErr_SetObject(exc, msg);
-  Py_DECREF(msg);
-  return NULL;
-}
-
 /* The path entry of traversal child r of a frame (new ref). */
 static PyObject *frame_entry(walk *w, const frame *f, Py_ssize_t r) {
   switch (f->kind) {
