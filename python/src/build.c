@@ -5,72 +5,6 @@
 
 #include <stdarg.h>
 
-/* A scalar key node as a Python object (new ref). */
-static PyObject *scalar_to_py(gstate *st, const gv_node *k) {
-  size_t len = 0;
-  switch (gv_kind(k)) {
-  case GV_NONE:
-    Py_RETURN_NONE;
-  case GV_BOOL:
-    return PyBool_FromLong(gv_get_bool(k));
-  case GV_INT:
-    return PyLong_FromLongLong(gv_get_int(k));
-  case GV_FLOAT:
-    return PyFloat_FromDouble(gv_get_float(k));
-  case GV_STR: {
-    const char *s = gv_get_str(k, &len);
-    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "strict");
-  }
-  case GV_BYTES: {
-    const char *s = gv_get_bytes(k, &len);
-    return PyBytes_FromStringAndSize(s, (Py_ssize_t)len);
-  }
-  case GV_HANDLE: {
-    PyObject *o = handle_obj(st, gv_get_handle(k));
-    Py_XINCREF(o);
-    return o;
-  }
-  default:
-    PyErr_SetString(PyExc_ValueError, "grove: not a key node");
-    return NULL;
-  }
-}
-
-PyObject *key_to_py(gstate *st, const gv_node *k) {
-  if (gv_kind(k) != GV_TUPLE) return scalar_to_py(st, k);
-  size_t n = gv_arity(k); /* a tuple key's elements are scalars (walk.c makes no deeper ones) */
-  PyObject *t = PyTuple_New((Py_ssize_t)n);
-  for (size_t i = 0; t && i < n; i++) {
-    PyObject *e = scalar_to_py(st, gv_child(k, i));
-    if (!e) {
-      Py_CLEAR(t);
-      break;
-    }
-    PyTuple_SET_ITEM(t, (Py_ssize_t)i, e);
-  }
-  return t;
-}
-
-PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks) {
-  PyObject *t = pm_get(&g->rev, ks);
-  if (t) return t;
-  size_t n = gv_arity(ks);
-  t = PyTuple_New((Py_ssize_t)n);
-  if (!t) return NULL;
-  for (size_t i = 0; i < n; i++) {
-    PyObject *k = key_to_py(st, GV__CONT(ks)->kids[i]);
-    if (!k) {
-      Py_DECREF(t);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(t, (Py_ssize_t)i, k);
-  }
-  int r = pm_put(&g->rev, ks, t);
-  Py_DECREF(t);
-  if (r < 0) return PyErr_NoMemory();
-  return t; /* borrowed from the map */
-}
-
 /* The Python kind of a structure node. */
 static int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject **cls,
                      PyObject **reg) {
@@ -228,28 +162,6 @@ static void frame_setup(bframe *f, const gv_node *n, Py_ssize_t vbase) {
   f->i = 0;
   f->arity = n->arity;
   f->vbase = vbase;
-}
-
-/* The template of keyset node tn: a dict of its keys in its insertion order,
- * values None (borrowed from the generation's map, made on first use).
- * Copying it costs no hashing, no probing for free slots and no resizing.
- * The key objects are keys_of(ksn): tn is ksn itself (perm NULL) or its
- * sorted twin (the r-th key of tn is ksn's key perm[r]). */
-static PyObject *dict_template(gstate *st, GenObject *g, const gv_node *ksn, const gv_node *tn,
-                               const uint32_t *perm, size_t arity) {
-  PyObject *tm = pm_get(&g->tmpl, tn);
-  if (tm) return tm;
-  PyObject *keys = keys_of(st, g, ksn);
-  if (!keys) return NULL;
-  tm = PyDict_New(); /* (3.11's presized dicts get no str-keys table) */
-  for (size_t i = 0; tm && i < arity; i++)
-    if (PyDict_SetItem(tm, PyTuple_GET_ITEM(keys, (Py_ssize_t)(perm ? perm[i] : i)), Py_None) < 0)
-      Py_CLEAR(tm);
-  if (!tm) return NULL;
-  int r = pm_put(&g->tmpl, tn, tm);
-  Py_DECREF(tm); /* the map holds it */
-  if (r < 0) return PyErr_NoMemory();
-  return tm;
 }
 
 static PyObject *make_dict_like(builder *b, const gv_node *n, PyObject *const *vals, size_t arity,

@@ -10,7 +10,8 @@
  *   generations.c  generations (arenas, memory limit, recycling), spec_new,
  *               memory_stats / set_memory_limit
  *   maps.c      the pointer map and the keyset cache (plain C tables)
- *   walk.c      Python objects -> leaves + structure (flatten, leaves, keys)
+ *   keys.c      dict keys <-> keysets (the keyset cache), key tuples, dict templates
+ *   flatten.c   Python objects -> leaves + structure (flatten, leaves, structure)
  *   build.c     structure + leaves -> Python objects (unflatten, map,
  *               flatten_up_to), canonicalize
  *   treespec.c  the TreeSpec type
@@ -207,16 +208,26 @@ PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_le
 extern PyType_Spec spec_type_spec;
 extern PyType_Spec gen_type_spec;
 
-/* ---- walk.c ---- */
+/* ---- keys.c ---- */
+const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, Py_ssize_t n,
+                            int *oom);
+const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
+                             int *refused);
+/* The Python object for a dict-kind keyset's keys (tuple, borrowed). */
+PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks);
+/* Python object for a native key node (new ref). */
+PyObject *key_to_py(gstate *st, const gv_node *k);
+/* The template dict of keyset node tn (keys in tn's order, values None), borrowed. */
+PyObject *dict_template(gstate *st, GenObject *g, const gv_node *ksn, const gv_node *tn,
+                        const uint32_t *perm, size_t arity);
+
+/* ---- flatten.c ---- */
 typedef struct flat_args {
   PyObject *tree, *is_leaf, *ns;
   int none_is_leaf;
 } flat_args;
 /* Leaves as a list; with spec non-NULL also the structure (a TreeSpec). */
 int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **spec);
-/* The key node (native) for a key object, or a handle node; *host = 1 if the
- * dict's order must come from the host. */
-PyObject *entry_of(gstate *st, GenObject *g, const gv_node *n, size_t i); /* new ref */
 
 /* ---- build.c ---- */
 PyObject *do_unflatten(gstate *st, SpecObject *s, PyObject *leaves);
@@ -227,20 +238,12 @@ PyObject **flatten_rests_up_to(gstate *st, SpecObject *s, PyObject *const *rests
 void free_rests(PyObject **lists, Py_ssize_t nrest);
 PyObject *py_tree_map(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
-/* The Python object for a dict-kind keyset's keys (tuple, borrowed). */
-PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks);
-/* Python object for a native key node (new ref). */
-PyObject *key_to_py(gstate *st, const gv_node *k);
 
 /* Argument parsing for METH_FASTCALL | METH_KEYWORDS (args.c): names[0..npos)
  * may be given by position, the first nreq are required. */
 int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
                const char *const *names, int npos, int nreq, PyObject **out);
 int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_args *fa);
-const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, Py_ssize_t n,
-                            int *oom);
-const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
-                             int *refused);
 PyObject *py_spec_refs(PyObject *m, PyObject *arg);
 PyObject *py_spec_from_wire(PyObject *m, PyObject *args);
 PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
