@@ -228,6 +228,9 @@ typedef struct flat_args {
 } flat_args;
 /* Leaves as a list; with spec non-NULL also the structure (a TreeSpec). */
 int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **spec);
+PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
+PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
+PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 
 /* ---- build.c ---- */
 PyObject *do_unflatten(gstate *st, SpecObject *s, PyObject *leaves);

@@ -4,63 +4,6 @@
 
 #include <string.h>
 
-/* ---------------------------------------------------------------------------
- * Module functions
- * ------------------------------------------------------------------------- */
-
-static const char *const FLAT_NAMES[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
-
-static PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_flatten", FLAT_NAMES, 2, 1, a) < 0 ||
-      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
-    return NULL;
-  fa.tree = a[0];
-  PyObject *leaves = NULL, *spec = NULL;
-  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
-  PyObject *r = PyTuple_New(2);
-  if (!r) {
-    Py_DECREF(leaves);
-    Py_DECREF(spec);
-    return NULL;
-  }
-  PyTuple_SET_ITEM(r, 0, leaves);
-  PyTuple_SET_ITEM(r, 1, spec);
-  return r;
-}
-
-static PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_leaves", FLAT_NAMES, 2, 1, a) < 0 ||
-      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
-    return NULL;
-  fa.tree = a[0];
-  PyObject *leaves = NULL;
-  if (do_flatten(st, &fa, &leaves, NULL) < 0) return NULL;
-  return leaves;
-}
-
-static PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_structure", FLAT_NAMES, 2, 1, a) < 0 ||
-      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
-    return NULL;
-  fa.tree = a[0];
-  PyObject *leaves = NULL, *spec = NULL;
-  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
-  Py_DECREF(leaves);
-  return spec;
-}
-
 static PyObject *py_tree_unflatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kw) {
   gstate *st = state_of_module(m);
