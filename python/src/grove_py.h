@@ -12,8 +12,10 @@
  *   maps.c      the pointer map and the keyset cache (plain C tables)
  *   keys.c      dict keys <-> keysets (the keyset cache), key tuples, dict templates
  *   flatten.c   Python objects -> leaves + structure (flatten, leaves, structure)
- *   build.c     structure + leaves -> Python objects (unflatten, map,
- *               flatten_up_to), canonicalize
+ *   unflatten.c structure + leaves -> Python objects (unflatten)
+ *   flatten_up_to.c  the subtrees of a tree at a structure's leaves
+ *   tree_map.c  tree_map
+ *   canonicalize.c  canonicalize
  *   treespec.c  the TreeSpec type
  *   keras.c     grove.keras: keras.tree's functions (traverse, map_structure, ...)
  *
@@ -232,8 +234,54 @@ PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
 PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 
-/* ---- build.c ---- */
+/* ---- the builds: unflatten.c, flatten_up_to.c, tree_map.c, canonicalize.c ---- */
+/* Grow *p (a PyMem array of *cap elements of elem bytes) to hold need. */
+static inline int bgrow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  size_t nc = *cap ? *cap : 32;
+  while (nc < need)
+    nc *= 2;
+  void *np = PyMem_Realloc(*p, nc * elem);
+  if (!np) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  *p = np;
+  *cap = nc;
+  return 0;
+}
+
+/* The Python kind of a structure node. */
+static inline int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject *ns,
+                            PyObject **cls, PyObject **reg) {
+  switch (gv_kind(n)) {
+  case GV_STAR:
+    return K_LEAF;
+  case GV_LIST:
+    return K_LIST;
+  case GV_TUPLE:
+    return K_TUPLE;
+  case GV_DICT:
+    return K_DICT;
+  case GV_ODICT:
+    return K_ODICT;
+  case GV_DDICT:
+    return K_DDICT;
+  case GV_DEQUE:
+    return K_DEQUE;
+  case GV_CUSTOM:
+    return custom_info(st, g, n, ns, cls, reg);
+  default:
+    PyErr_SetString(PyExc_ValueError, "grove: not a structure node");
+    return -1;
+  }
+}
+
+/* The tree of node (in g, namespace ns) with leaves[0..n) (borrowed). */
+PyObject *unflatten_node(gstate *st, GenObject *g, const gv_node *node, PyObject *ns,
+                         PyObject *const *leaves, Py_ssize_t n);
 PyObject *do_unflatten(gstate *st, SpecObject *s, PyObject *leaves);
+PyObject *py_tree_unflatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 PyObject *do_flatten_up_to(gstate *st, SpecObject *s, PyObject *tree);
 /* rests[0..nrest) each flattened up to s (new references, in a PyMem array), or NULL with
  * an exception set; free_rests releases such an array (NULL-tolerant). */

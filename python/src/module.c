@@ -4,19 +4,6 @@
 
 #include <string.h>
 
-static PyObject *py_tree_unflatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kw) {
-  gstate *st = state_of_module(m);
-  static const char *const names[] = {"treespec", "leaves", NULL};
-  PyObject *a[2];
-  if (parse_args(args, nargs, kw, "tree_unflatten", names, 2, 2, a) < 0) return NULL;
-  if (!PyObject_TypeCheck(a[0], st->spec_type)) {
-    PyErr_Format(PyExc_TypeError, "Expected a TreeSpec, got %R.", a[0]);
-    return NULL;
-  }
-  return do_unflatten(st, (SpecObject *)a[0], a[1]);
-}
-
 static PyMethodDef module_methods[] = {
     {"tree_flatten", (PyCFunction)(void (*)(void))py_tree_flatten, METH_FASTCALL | METH_KEYWORDS,
      "tree_flatten(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> (leaves, spec)"},
