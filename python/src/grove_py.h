@@ -17,6 +17,7 @@
  *   tree_map.c  tree_map
  *   canonicalize.c  canonicalize
  *   treespec.c  the TreeSpec type
+ *   spec_wire.c a TreeSpec to and from the wire encoding (to_bytes / from_bytes)
  *   keras.c     grove.keras: keras.tree's functions (traverse, map_structure, ...)
  *
  * A structure is a grove node: containers as in grove, `*` for a leaf; None
@@ -295,6 +296,7 @@ PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
 int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
                const char *const *names, int npos, int nreq, PyObject **out);
 int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_args *fa);
+/* spec_wire.c */
 PyObject *py_spec_refs(PyObject *m, PyObject *arg);
 PyObject *py_spec_from_wire(PyObject *m, PyObject *args);
 PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
