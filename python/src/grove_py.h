@@ -18,7 +18,9 @@
  *   canonicalize.c  canonicalize
  *   treespec.c  the TreeSpec type
  *   spec_wire.c a TreeSpec to and from the wire encoding (to_bytes / from_bytes)
- *   keras.c     grove.keras: keras.tree's functions (traverse, map_structure, ...)
+ *   keras.c     grove.keras: keras.tree's functions (traverse, map_structure, ...),
+ *               in keras_walk.c, keras_traverse.c, keras_assert.c, keras_tape.c,
+ *               keras_flat.c (keras_walk.h)
  *
  * A structure is a grove node: containers as in grove, `*` for a leaf; None
  * (when not a leaf), namedtuples, PyStructSequences and registered classes are
