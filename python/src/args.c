@@ -2,7 +2,7 @@
 /* args.c -- what every module function begins and ends with: its module
  * state, its arguments parsed (parse_args; flat_opts for the flatten
  * options), grove statuses and paths raised as Python errors. */
-#include "grove_py.h"
+#include "state.h"
 
 #include <stdarg.h>
 

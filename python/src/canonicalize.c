@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* canonicalize.c -- canonicalize: every dict of a tree in sorted-key
  * order; a fast pass that runs no Python code, else the general pass. */
-#include "grove_py.h"
+#include "builds.h"
 
 /* ---------------------------------------------------------------------------
  * canonicalize(tree) -> (tree, changed): every dict in sorted-key insertion

@@ -2,7 +2,7 @@
 /* flatten_up_to.c -- TreeSpec.flatten_up_to and tree_map's other trees: the
  * subtrees of a tree at the leaves of a structure, every node matched
  * against the structure's (optree's errors). An explicit stack. */
-#include "grove_py.h"
+#include "builds.h"
 
 #include <stdarg.h>
 

@@ -3,7 +3,7 @@
  * limit and the recycling of one that only grows; the TreeSpec object made
  * on a generation (spec_new; its type is treespec.c); memory_stats and
  * set_memory_limit. */
-#include "grove_py.h"
+#include "state.h"
 
 #include <string.h>
 

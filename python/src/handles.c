@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* handles.c -- handles (below) and the module functions _handle_object and
  * _handle_for. */
-#include "grove_py.h"
+#include "state.h"
 
 /* ---------------------------------------------------------------------------
  * Handles: objects that are no grove scalars (dict keys, custom metadata),

@@ -6,7 +6,7 @@
 #ifndef GROVE_PY_KERAS_WALK_H
 #define GROVE_PY_KERAS_WALK_H
 
-#include "grove_py.h"
+#include "keras.h"
 
 typedef struct kstate {
   PyObject *ns;          /* 'keras' */

@@ -1,6 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* module.c -- grove._grove: module init. */
-#include "grove_py.h"
+/* module.c -- grove._grove's module definition: the method table binding
+ * the module functions of the layers below, the module's init, traverse and
+ * clear.
+ *
+ * The extension in layers, top first. A file calls only the files of its own
+ * layer listed before it ("then" orders them; a comma: neither calls the
+ * other) and the layers below; each layer's header includes only the one
+ * below, and lists the layer's files:
+ *
+ *   module.c    this file
+ *   keras.h     grove.keras: keras_walk.c (keras_walk.h), then
+ *               keras_traverse.c, keras_assert.c, keras_tape.c, then
+ *               keras_flat.c, then keras.c (its method table and state)
+ *   treespec.h  the TreeSpec type (treespec.c), its wire form (spec_wire.c)
+ *   builds.h    structure -> objects: unflatten.c, flatten_up_to.c,
+ *               canonicalize.c, then tree_map.c
+ *   walks.h     objects -> structure: keys.c, then flatten.c (walk.h)
+ *   state.h     the floor: args.c, then generations.c, handles.c,
+ *               typenames.c, then registry.c
+ *   tables.h    plain C: maps.c, dictfill.c */
+#include "keras.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * class is (classification, with the namespaces' registrations), and which
  * class and registration a custom structure node names; _setup /
  * _registry_changed. */
-#include "grove_py.h"
+#include "state.h"
 
 /* ---------------------------------------------------------------------------
  * Registry and classification

@@ -2,7 +2,7 @@
 /* spec_wire.c -- a TreeSpec to and from grove's wire encoding, for the
  * package's TreeSpec.to_bytes / from_bytes (which carry the handles' objects
  * and the named classes beside the encoding): _spec_refs, _spec_from_wire. */
-#include "grove_py.h"
+#include "treespec.h"
 
 #include <string.h>
 

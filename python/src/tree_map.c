@@ -2,7 +2,7 @@
 /* tree_map.c -- tree_map: flatten the tree, flatten the others up to its
  * structure, call the function on each leaf and the others' subtrees there,
  * unflatten the results. */
-#include "grove_py.h"
+#include "builds.h"
 
 /* ---------------------------------------------------------------------------
  * tree_map(func, tree, *rests, is_leaf=None, none_is_leaf=False, namespace='')

@@ -11,7 +11,7 @@
  * encoding: collisions at 2^-64 odds, no walk of either tree). hash() is the
  * canonical node's stored 64-bit hash mixed with none_is_leaf; like optree's it
  * leaves the namespace out (specs of different namespaces may compare equal). */
-#include "grove_py.h"
+#include "treespec.h"
 
 static void spec_dealloc(PyObject *self) {
   SpecObject *s = (SpecObject *)self;

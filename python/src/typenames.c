@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* typenames.c -- type names (below) and the module functions _object_named
  * and _name_for. */
-#include "grove_py.h"
+#include "state.h"
 
 /* ---------------------------------------------------------------------------
  * Type names: every class (and defaultdict factory) that a structure names

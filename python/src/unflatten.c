@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* unflatten.c -- structure + leaves -> Python objects: tree_unflatten,
  * TreeSpec.unflatten and the rebuild that ends tree_map. An explicit stack. */
-#include "grove_py.h"
+#include "builds.h"
 
 /* ---------------------------------------------------------------------------
  * Rebuilding: an explicit stack over the structure, values on a value stack

@@ -5,7 +5,7 @@
 #ifndef GROVE_PY_WALK_H
 #define GROVE_PY_WALK_H
 
-#include "grove_py.h"
+#include "walks.h"
 
 #define INL_FR 24
 #define INL_N 96
