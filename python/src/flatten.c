@@ -111,10 +111,7 @@ static int walk_err(walk *w, PyObject *exc, const char *fmt, ...) {
     Py_XDECREF(path);
     return -1;
   }
-  if (PyTuple_GET_SIZE(path) > 0)
-    PyErr_Format(exc, "at %R: %U", path, msg);
-  else
-    PyErr_SetObject(exc, msg);
+  err_at(exc, path, "%U", msg);
   Py_DECREF(msg);
   Py_DECREF(path);
   return -1;
@@ -727,11 +724,10 @@ PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs
  * number of tree's root (0 = leaf), for the Python-level helpers. */
 
 PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-  static const char *const names[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
   gstate *st = state_of_module(m);
   PyObject *a[4];
   flat_args fa;
-  if (parse_args(args, nargs, kw, "_is_leaf", names, 2, 1, a) < 0 ||
+  if (parse_args(args, nargs, kw, "_is_leaf", FLAT_NAMES, 2, 1, a) < 0 ||
       flat_opts(st, a[1], a[2], a[3], &fa) < 0)
     return NULL;
   if (fa.is_leaf) {

@@ -83,10 +83,7 @@ static int up_err(uframe *fr, size_t depth, gstate *st, GenObject *g, const char
     Py_DECREF(msg);
     return -1;
   }
-  if (PyTuple_GET_SIZE(path))
-    PyErr_Format(PyExc_ValueError, "at %R: %U", path, msg);
-  else
-    PyErr_SetObject(PyExc_ValueError, msg);
+  err_at(PyExc_ValueError, path, "%U", msg);
   Py_DECREF(path);
   Py_DECREF(msg);
   return -1;
