@@ -486,7 +486,7 @@ static PyObject *spec_info(PyObject *self, PyObject *unused) {
   return Py_BuildValue("(inON)", kind, (Py_ssize_t)gv_arity(n), cls, extra);
 }
 
-/* _same_gen(other) -> whether both structures live in one arena */
+/* _hash64() -> the stored 64-bit hash of the canonical node */
 static PyObject *spec_hash64(PyObject *self, PyObject *unused) {
   (void)unused;
   SpecObject *s = (SpecObject *)self;
