@@ -2,7 +2,7 @@
 /* maps.c -- the plain tables of the extension: a pointer map (node -> object),
  * the keyset cache (key objects by identity -> keyset node) and a pointer set
  * (the walk path). Open addressing, linear probing, power-of-two sizes. */
-#include "grove_py.h"
+#include "tables.h"
 
 static size_t slot_of(const void *p, size_t mask) {
   uint64_t x = (uint64_t)(uintptr_t)p * UINT64_C(0x9E3779B97F4A7C15);

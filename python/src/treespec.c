@@ -11,33 +11,7 @@
  * encoding: collisions at 2^-64 odds, no walk of either tree). hash() is the
  * canonical node's stored 64-bit hash mixed with none_is_leaf; like optree's it
  * leaves the namespace out (specs of different namespaces may compare equal). */
-#include "grove_py.h"
-
-static inline const gv_node *ctype_name(const gv_node *n) {
-  return GV__CONT(GV__CONT(n)->meta)->kids[0];
-}
-
-PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns) {
-  SpecObject *s = PyObject_New(SpecObject, st->spec_type);
-  if (!s) return NULL;
-  Py_INCREF(g);
-  s->gen = g;
-  s->node = node;
-  s->cgen = NULL;
-  s->canon = NULL;
-  Py_INCREF(ns);
-  s->ns = ns;
-  s->none_is_leaf = none_is_leaf;
-  s->has_fp = 0;
-  s->num_nodes = -1;
-  s->hash = -1;
-  if (gv_flags(node) & GV_F_CANONICAL) { /* already in traversal order: its own canon */
-    Py_INCREF(g);
-    s->cgen = g;
-    s->canon = node;
-  }
-  return (PyObject *)s;
-}
+#include "treespec.h"
 
 static void spec_dealloc(PyObject *self) {
   SpecObject *s = (SpecObject *)self;
@@ -512,7 +486,7 @@ static PyObject *spec_info(PyObject *self, PyObject *unused) {
   return Py_BuildValue("(inON)", kind, (Py_ssize_t)gv_arity(n), cls, extra);
 }
 
-/* _same_gen(other) -> whether both structures live in one arena */
+/* _hash64() -> the stored 64-bit hash of the canonical node */
 static PyObject *spec_hash64(PyObject *self, PyObject *unused) {
   (void)unused;
   SpecObject *s = (SpecObject *)self;
@@ -553,8 +527,6 @@ static PyMethodDef spec_methods[] = {
     {"__len__", spec_len, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
-PyObject *spec_repr_hook(PyObject *self);
-
 static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
                                    {Py_tp_richcompare, (void *)spec_richcompare},
                                    {Py_tp_hash, (void *)spec_hash},
@@ -566,185 +538,3 @@ static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
 
 PyType_Spec spec_type_spec = {"grove.TreeSpec", sizeof(SpecObject), 0,
                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, spec_slots};
-
-/* ---- wire: the references a structure makes (for to_bytes) and decoding ---- */
-
-/* _spec_refs(spec) -> (wire bytes, set of handles, set of names) */
-typedef struct bufw {
-  char *p;
-  size_t len, cap;
-} bufw;
-static gv_status buf_write(void *ctx, const char *data, size_t len) {
-  bufw *b = ctx;
-  if (b->len + len > b->cap) {
-    size_t nc = b->cap ? b->cap * 2 : 256;
-    while (nc < b->len + len)
-      nc *= 2;
-    char *np = PyMem_Realloc(b->p, nc);
-    if (!np) return GV_ENOMEM;
-    b->p = np;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->len, data, len);
-  b->len += len;
-  return GV_OK;
-}
-
-PyObject *py_spec_refs(PyObject *m, PyObject *arg) {
-  gstate *st = state_of_module(m);
-  if (!PyObject_TypeCheck(arg, st->spec_type)) {
-    PyErr_SetString(PyExc_TypeError, "expected a TreeSpec");
-    return NULL;
-  }
-  SpecObject *s = (SpecObject *)arg;
-  bufw b = {NULL, 0, 0};
-  gv_error e;
-  gv_status rc = gv_encode(s->gen->a, s->node, buf_write, &b, &e);
-  if (rc != GV_OK) {
-    PyMem_Free(b.p);
-    return raise_gv(rc, &e);
-  }
-  PyObject *bytes = PyBytes_FromStringAndSize(b.p, (Py_ssize_t)b.len);
-  PyMem_Free(b.p);
-  if (!bytes) return NULL;
-  /* every handle and every str node among the interned nodes reachable:
-   * walk the structure (keysets and ctypes included) with a stack */
-  PyObject *handles = PySet_New(NULL), *names = PySet_New(NULL);
-  const gv_node **stack = NULL;
-  size_t n = 0, cap = 0;
-  ptrmap seen = {NULL, 0, 0};
-  if (!handles || !names) goto fail;
-  if (!(stack = PyMem_Malloc(64 * sizeof *stack))) goto fail;
-  cap = 64;
-  stack[n++] = s->node;
-  while (n) {
-    const gv_node *x = stack[--n];
-    if (!x) continue;
-    unsigned k = gv_kind(x);
-    if (k == GV_HANDLE) {
-      PyObject *h = PyLong_FromUnsignedLongLong(gv_get_handle(x));
-      if (!h || PySet_Add(handles, h) < 0) {
-        Py_XDECREF(h);
-        goto fail;
-      }
-      Py_DECREF(h);
-      continue;
-    }
-    if (gv__is_imm(x) || gv__is_leaf_kind(k)) continue;
-    if (pm_get(&seen, x)) continue;
-    if (pm_put(&seen, x, Py_None) < 0) goto fail;
-    const gv__cont *c = GV__CONT(x);
-    if (k == GV_CTYPE) {
-      size_t len = 0;
-      const char *nm = gv_get_str(c->kids[0], &len);
-      PyObject *ps = PyUnicode_DecodeUTF8(nm, (Py_ssize_t)len, "strict");
-      if (!ps || PySet_Add(names, ps) < 0) {
-        Py_XDECREF(ps);
-        goto fail;
-      }
-      Py_DECREF(ps);
-    }
-    if (k == GV_DDICT) {
-      size_t len = 0;
-      const char *nm = gv_get_str(c->aux, &len);
-      PyObject *ps = PyUnicode_DecodeUTF8(nm, (Py_ssize_t)len, "strict");
-      if (!ps || PySet_Add(names, ps) < 0) {
-        Py_XDECREF(ps);
-        goto fail;
-      }
-      Py_DECREF(ps);
-    }
-    size_t need = n + x->arity + 2;
-    if (need > cap) {
-      while (cap < need)
-        cap *= 2;
-      const gv_node **ns = PyMem_Realloc(stack, cap * sizeof *ns);
-      if (!ns) goto fail;
-      stack = ns;
-    }
-    if (k == GV_DICT || k == GV_ODICT || k == GV_DDICT || k == GV_CUSTOM) stack[n++] = c->meta;
-    for (size_t i = 0; i < x->arity; i++)
-      stack[n++] = c->kids[i];
-  }
-  PyMem_Free(stack);
-  pm_clear(&seen);
-  return Py_BuildValue("(NNN)", bytes, handles, names);
-fail:
-  PyMem_Free(stack);
-  pm_clear(&seen);
-  Py_XDECREF(handles);
-  Py_XDECREF(names);
-  Py_DECREF(bytes);
-  if (!PyErr_Occurred()) PyErr_NoMemory();
-  return NULL;
-}
-
-typedef struct hmap {
-  PyObject *d; /* dict old -> new */
-  int bad;
-} hmap;
-static uint64_t map_handle(void *ctx, uint64_t h) {
-  hmap *m = ctx;
-  PyObject *k = PyLong_FromUnsignedLongLong(h);
-  PyObject *v = k ? PyDict_GetItemWithError(m->d, k) : NULL;
-  Py_XDECREF(k);
-  if (!v) {
-    m->bad = 1;
-    return h;
-  }
-  return (uint64_t)PyLong_AsUnsignedLongLong(v);
-}
-
-/* _spec_from_wire(bytes, handle_map, none_is_leaf, namespace, max_size) -> TreeSpec
- * max_size bounds the structure written out (gv_expanded_size; 0: no bound): the encoding
- * shares repeated subtrees, so a few bytes can describe a structure of 2^63 leaves, which
- * nothing could unflatten or print. */
-PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
-  gstate *st = state_of_module(m);
-  Py_buffer buf;
-  PyObject *hm, *ns;
-  int nil;
-  unsigned long long max_size = 0;
-  if (!PyArg_ParseTuple(args, "y*O!pU|K", &buf, &PyDict_Type, &hm, &nil, &ns, &max_size))
-    return NULL;
-  gv_arena *tmp = NULL;
-  gv_error e;
-  gv_status rc = gv_arena_new(NULL, &tmp);
-  const gv_node *dec = NULL, *out = NULL;
-  if (rc == GV_OK) rc = gv_decode(tmp, buf.buf, (size_t)buf.len, &dec, &e);
-  PyBuffer_Release(&buf);
-  if (rc != GV_OK) {
-    gv_arena_free(tmp);
-    return raise_gv(rc, &e);
-  }
-  if (max_size && gv_expanded_size(dec) > max_size) {
-    PyErr_Format(PyExc_ValueError,
-                 "grove: the encoded structure is %llu nodes and bytes written out, more than "
-                 "max_size=%llu",
-                 (unsigned long long)gv_expanded_size(dec), max_size);
-    gv_arena_free(tmp);
-    return NULL;
-  }
-  PyObject *res = NULL;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    GenObject *g = attempt ? (new_gen(st) < 0 ? NULL : st->cur) : cur_gen(st);
-    if (!g) break;
-    hmap mp = {hm, 0};
-    rc = gv__copy_map(g->a, dec, map_handle, &mp, &out, &e);
-    if (rc == GV_OK) {
-      if (mp.bad) {
-        PyErr_SetString(PyExc_ValueError, "grove: the encoding names a handle it does not carry");
-        break;
-      }
-      res = spec_new(st, g, out, nil, ns);
-      break;
-    }
-    if (rc != GV_ENOMEM) {
-      raise_gv(rc, &e);
-      break;
-    }
-    if (attempt) raise_gv(rc, &e);
-  }
-  gv_arena_free(tmp);
-  return res;
-}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* walk.c -- Python objects -> leaves (+ structure): tree_flatten,
- * tree_leaves, tree_structure; dict keys -> keysets through the keyset cache.
+/* flatten.c -- Python objects -> leaves (+ structure): tree_flatten,
+ * tree_leaves, tree_structure (dict keys -> keysets: keys.c).
  *
  * One explicit stack of frames, no C recursion. A frame holds a strong
  * reference to its container (a callback may drop the last other one), dict
@@ -9,56 +9,13 @@
  * their container in a pointer set: an object met again on the current path
  * is a cycle (RecursionError naming both places), found within CYCLE_DEPTH +
  * the cycle's length steps; shallow trees pay nothing for it. */
-#include "grove_py.h"
+#include "walk.h"
 
-#include <math.h>
 #include <stdarg.h>
 
 #define CYCLE_DEPTH 1024
 #define MAX_WALK_DEPTH ((Py_ssize_t)1 << 24)
-#define INL_FR 24
-#define INL_N 96
 #define FRCACHE_MAX 4096 /* frames (512 KiB) */
-
-typedef struct frame {
-  PyObject *obj;     /* owned */
-  PyObject *seq;     /* owned: children tuple (deque, custom) or NULL */
-  PyObject *entries; /* owned: custom path entries or NULL */
-  Py_ssize_t n, i;
-  int kind, in_path, pinned; /* pinned: the dict values on w->vals are owned */
-  const gv_node *ks;
-  const uint32_t *perm;
-  Py_ssize_t vbase, nbase;
-  const gv_node *tname, *meta;
-  int64_t maxlen;
-} frame;
-
-typedef struct walk {
-  gstate *st;
-  GenObject *g;
-  gv_arena *a;
-  const flat_args *fa;
-  PyObject *nsdict;
-  int spec, oom;
-  int pinned;       /* dict values are held (owned) from now on: user code may run */
-  int nocode;       /* run no Python code: a key other than a built-in scalar is refused */
-  int refused;      /* ... and was */
-  int found_custom; /* a registered class was met: the spec keeps the namespace (as optree) */
-  frame *fr;
-  Py_ssize_t nfr, cfr;
-  PyObject **lv;
-  Py_ssize_t nlv, clv;
-  const gv_node **nodes;
-  Py_ssize_t nnodes, cnodes;
-  PyObject **vals;
-  Py_ssize_t nvals, cvals;
-  const gv_node **tmp;
-  Py_ssize_t ctmp;
-  pset path;
-  frame fr_inl[INL_FR];
-  PyObject *lv_inl[INL_N];
-  const gv_node *nodes_inl[INL_N];
-} walk;
 
 static const gv_node *STAR(void) {
   return gv__imm(GV_STAR, 0);
@@ -95,20 +52,6 @@ static int grow(void **p, Py_ssize_t *cap, Py_ssize_t need, size_t elem, void *i
 /* ---------------------------------------------------------------------------
  * Errors with paths
  * ------------------------------------------------------------------------- */
-
-PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
-  va_end(ap);
-  if (!msg) return NULL;
-  if (path && PyTuple_GET_SIZE(path) > 0)
-    PyErr_Format(exc, "at %R: %U", path, msg);
-  else
-    PyErr_SetObject(exc, msg);
-  Py_DECREF(msg);
-  return NULL;
-}
 
 /* The path entry of traversal child r of a frame (new ref). */
 static PyObject *frame_entry(walk *w, const frame *f, Py_ssize_t r) {
@@ -168,193 +111,14 @@ static int walk_err(walk *w, PyObject *exc, const char *fmt, ...) {
     Py_XDECREF(path);
     return -1;
   }
-  if (PyTuple_GET_SIZE(path) > 0)
-    PyErr_Format(exc, "at %R: %U", path, msg);
-  else
-    PyErr_SetObject(exc, msg);
+  err_at(exc, path, "%U", msg);
   Py_DECREF(msg);
   Py_DECREF(path);
   return -1;
 }
 
-/* ---------------------------------------------------------------------------
- * Keys and keysets
- * ------------------------------------------------------------------------- */
-
-static int key_handle(walk *w, PyObject *k, const gv_node **out) {
-  uint64_t h = handle_for(w->st, k);
-  if (!h) return -1;
-  gv_error e;
-  gv_status s = gv_handle(w->a, h, out, &e);
-  if (s != GV_OK) {
-    if (s == GV_ENOMEM) w->oom = 1;
-    raise_gv(s, &e);
-    return -1;
-  }
-  return 0;
-}
-
-/* A scalar key as a grove node; 1 if it is not one (then nothing is made). */
-static int key_scalar(walk *w, PyObject *k, const gv_node **out, gv_status *s, gv_error *e) {
-  PyTypeObject *tp = Py_TYPE(k);
-  if (tp == &PyUnicode_Type) {
-    Py_ssize_t len = 0;
-    const char *p = PyUnicode_AsUTF8AndSize(k, &len);
-    if (!p) { /* surrogates: no UTF-8 */
-      PyErr_Clear();
-      return 1;
-    }
-    *s = gv_str(w->a, p, (size_t)len, out, e);
-  } else if (tp == &PyLong_Type) {
-    int of = 0;
-    long long v = PyLong_AsLongLongAndOverflow(k, &of);
-    if (of) return 1;
-    *s = gv_int(w->a, v, out, e);
-  } else if (tp == &PyBool_Type) {
-    *s = gv_bool(w->a, k == Py_True, out, e);
-  } else if (tp == &PyFloat_Type) {
-    double d = PyFloat_AS_DOUBLE(k);
-    if (isnan(d)) return 1; /* NaN keys are distinct objects in Python */
-    *s = gv_float(w->a, d, out, e);
-  } else if (k == Py_None) {
-    *s = gv_none(w->a, out, e);
-  } else if (tp == &PyBytes_Type) {
-    *s = gv_bytes(w->a, PyBytes_AS_STRING(k), (size_t)PyBytes_GET_SIZE(k), out, e);
-  } else {
-    return 1;
-  }
-  return 0;
-}
-
-/* A key object as a node; *host = 1 if the dict's order must come from
- * Python (a tuple or a handle among its keys). */
-static int key_node(walk *w, PyObject *k, const gv_node **out, int *host) {
-  gv_error e;
-  gv_status s = GV_OK;
-  int r = key_scalar(w, k, out, &s, &e);
-  if (r == 1 && w->nocode) { /* a tuple or a handle: its lookup or order may run Python code */
-    w->refused = 1;
-    return -1;
-  }
-  if (r == 1 && Py_TYPE(k) == &PyTuple_Type && PyTuple_GET_SIZE(k) <= 64) {
-    *host = 1;
-    Py_ssize_t n = PyTuple_GET_SIZE(k);
-    const gv_node *items[64];
-    for (Py_ssize_t i = 0; i < n && r == 1; i++) {
-      if (key_scalar(w, PyTuple_GET_ITEM(k, i), &items[i], &s, &e) != 0) goto handle;
-      if (s != GV_OK) goto fail;
-    }
-    s = gv_tuple(w->a, items, (size_t)n, out, &e);
-    r = 0;
-  }
-  if (r == 0) {
-    if (s != GV_OK) goto fail;
-    return 0;
-  }
-handle:
-  *host = 1;
-  return key_handle(w, k, out);
-fail:
-  if (s == GV_ENOMEM) w->oom = 1;
-  raise_gv(s, &e);
-  return -1;
-}
-
 static void pin_all(walk *w);
 static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg);
-
-/* The cached keyset of a dict whose keys (insertion order) are keys[0..n), or
- * NULL (no error) on a miss. */
-static const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ssize_t n, int odict,
-                                    uint64_t *h) {
-  GenObject *g = w->g;
-  *h = kc_hash(keys, n, odict);
-  const gv_node *ks = kc_get(&g->kc, *h, keys, n);
-  if (ks) g->kc.hits++;
-  return ks;
-}
-
-/* The keyset of keys[0..n) made (a cache miss). Key conversion may run user
- * code (__hash__, __eq__, __lt__): the caller has pinned, and keys[] are
- * held here while it runs. */
-static const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odict,
-                                 uint64_t h) {
-  GenObject *g = w->g;
-  const gv_node *ks;
-  g->kc.misses++;
-  PyObject *klist = PyList_New(n);
-  if (!klist) return NULL;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    Py_INCREF(keys[i]);
-    PyList_SET_ITEM(klist, i, keys[i]);
-  }
-  const gv_node **kn = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *kn);
-  uint32_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order);
-  PyObject *ord = NULL, *ktuple = NULL;
-  ks = NULL;
-  if (!kn || !order) {
-    PyErr_NoMemory();
-    goto out;
-  }
-  int host = 0;
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (key_node(w, PyList_GET_ITEM(klist, i), &kn[i], &host) < 0) goto out;
-  gv_error e;
-  gv_status s;
-  if (!host) {
-    s = gv_keyset(w->a, kn, (size_t)n, &ks, &e);
-  } else {
-    if (w->nocode && !odict) {
-      w->refused = 1;
-      goto out;
-    }
-    if (odict) {
-      for (Py_ssize_t i = 0; i < n; i++)
-        order[i] = (uint32_t)i;
-    } else {
-      if (!w->st->key_order) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "grove._grove is set up by importing the grove package");
-        goto out;
-      }
-      ord = PyObject_CallOneArg(w->st->key_order, klist);
-      if (!ord) goto out;
-      if (!PyList_CheckExact(ord) || PyList_GET_SIZE(ord) != n) {
-        PyErr_SetString(PyExc_SystemError, "grove: key order helper returned a bad list");
-        goto out;
-      }
-      for (Py_ssize_t i = 0; i < n; i++)
-        order[i] = (uint32_t)PyLong_AsUnsignedLong(PyList_GET_ITEM(ord, i));
-      if (PyErr_Occurred()) goto out;
-    }
-    s = gv_keyset_ordered(w->a, kn, (size_t)n, order, &ks, &e);
-  }
-  if (s != GV_OK) {
-    if (s == GV_ENOMEM) w->oom = 1;
-    raise_gv(s, &e);
-    ks = NULL;
-    goto out;
-  }
-  if (!pm_get(&g->rev, ks)) {
-    ktuple = PyList_AsTuple(klist);
-    if (!ktuple || pm_put(&g->rev, ks, ktuple) < 0) {
-      if (!PyErr_Occurred()) PyErr_NoMemory();
-      ks = NULL;
-      goto out;
-    }
-  }
-  if (kc_put(&g->kc, h, keys, n, ks) < 0) {
-    PyErr_NoMemory();
-    ks = NULL;
-  }
-out:
-  Py_XDECREF(ktuple);
-  Py_XDECREF(ord);
-  Py_DECREF(klist);
-  PyMem_Free(kn);
-  PyMem_Free(order);
-  return ks;
-}
 
 /* ---------------------------------------------------------------------------
  * The walk
@@ -902,15 +666,68 @@ int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **sp
   return -1;
 }
 
+/* ---------------------------------------------------------------------------
+ * Module functions
+ * ------------------------------------------------------------------------- */
+
+static const char *const FLAT_NAMES[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
+
+PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "tree_flatten", FLAT_NAMES, 2, 1, a) < 0 ||
+      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
+    return NULL;
+  fa.tree = a[0];
+  PyObject *leaves = NULL, *spec = NULL;
+  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
+  PyObject *r = PyTuple_New(2);
+  if (!r) {
+    Py_DECREF(leaves);
+    Py_DECREF(spec);
+    return NULL;
+  }
+  PyTuple_SET_ITEM(r, 0, leaves);
+  PyTuple_SET_ITEM(r, 1, spec);
+  return r;
+}
+
+PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "tree_leaves", FLAT_NAMES, 2, 1, a) < 0 ||
+      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
+    return NULL;
+  fa.tree = a[0];
+  PyObject *leaves = NULL;
+  if (do_flatten(st, &fa, &leaves, NULL) < 0) return NULL;
+  return leaves;
+}
+
+PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "tree_structure", FLAT_NAMES, 2, 1, a) < 0 ||
+      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
+    return NULL;
+  fa.tree = a[0];
+  PyObject *leaves = NULL, *spec = NULL;
+  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
+  Py_DECREF(leaves);
+  return spec;
+}
+
 /* _is_leaf(tree, is_leaf=None, none_is_leaf=False, namespace='') -> the kind
  * number of tree's root (0 = leaf), for the Python-level helpers. */
 
 PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-  static const char *const names[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
   gstate *st = state_of_module(m);
   PyObject *a[4];
   flat_args fa;
-  if (parse_args(args, nargs, kw, "_is_leaf", names, 2, 1, a) < 0 ||
+  if (parse_args(args, nargs, kw, "_is_leaf", FLAT_NAMES, 2, 1, a) < 0 ||
       flat_opts(st, a[1], a[2], a[3], &fa) < 0)
     return NULL;
   if (fa.is_leaf) {
@@ -929,53 +746,4 @@ PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObj
   PyObject *reg = NULL, *nsdict = NULL;
   if (PyUnicode_GET_LENGTH(fa.ns) != 0) nsdict = PyDict_GetItem(st->nsreg, fa.ns);
   return PyLong_FromLong(classify_slow(st, nsdict, tp, &reg));
-}
-
-/* The keyset of a dict's keys through the current generation's cache (for
- * canonicalize, which needs only the order). */
-const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, Py_ssize_t n,
-                            int *oom) {
-  (void)keys;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    walk w;
-    memset(&w, 0, offsetof(walk, fr_inl));
-    w.st = st;
-    w.g = cur_gen(st);
-    if (!w.g) return NULL;
-    w.a = w.g->a;
-    uint64_t h = 0;
-    const gv_node *ks = keyset_cached(&w, karr, n, 0, &h);
-    if (!ks) ks = keyset_for(&w, karr, n, 0, h);
-    if (ks || !w.oom) return ks;
-    *oom = 1;
-    PyErr_Clear();
-    if (new_gen(st) < 0) return NULL;
-  }
-  PyErr_SetString(PyExc_MemoryError, "grove: a dict's keys do not fit in the memory limit");
-  return NULL;
-}
-
-/* For canonicalize's fast pass: the keyset of a dict's keys[0..n) in
- * generation g, made without running Python code. NULL with *refused = 1 and
- * no exception when that cannot be done (a key that is not a built-in scalar
- * grove holds as itself -- another type, a tuple, a NaN, a str with
- * surrogates, an int beyond 64 bits -- or g full); NULL with an exception on
- * an error. */
-const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
-                             int *refused) {
-  walk w;
-  memset(&w, 0, offsetof(walk, fr_inl));
-  w.st = st;
-  w.g = g;
-  w.a = g->a;
-  w.nocode = 1;
-  uint64_t h = 0;
-  const gv_node *ks = keyset_cached(&w, keys, n, 0, &h);
-  if (ks) return ks;
-  ks = keyset_for(&w, keys, n, 0, h);
-  if (!ks && (w.oom || w.refused)) {
-    PyErr_Clear();
-    *refused = 1;
-  }
-  return ks;
 }

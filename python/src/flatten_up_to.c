@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/* flatten_up_to.c -- TreeSpec.flatten_up_to and tree_map's other trees: the
+ * subtrees of a tree at the leaves of a structure, every node matched
+ * against the structure's (optree's errors). An explicit stack. */
+#include "builds.h"
+
+#include <stdarg.h>
+
+/* ---------------------------------------------------------------------------
+ * flatten_up_to: the subtrees of tree at the leaves of the structure.
+ * ------------------------------------------------------------------------- */
+
+typedef struct uframe {
+  const gv_node *n;
+  PyObject *obj;   /* owned */
+  PyObject *items; /* owned tuple: the children in traversal order */
+  size_t i;
+} uframe;
+
+static const char *kind_word(int k) {
+  switch (k) {
+  case K_LIST:
+    return "list";
+  case K_TUPLE:
+    return "tuple";
+  case K_DICT:
+    return "dict";
+  case K_ODICT:
+    return "OrderedDict";
+  case K_DDICT:
+    return "defaultdict";
+  case K_DEQUE:
+    return "deque";
+  case K_NT:
+    return "namedtuple";
+  case K_SS:
+    return "PyStructSequence";
+  default:
+    return "custom node";
+  }
+}
+
+static PyObject *up_path(uframe *fr, size_t depth, gstate *st, GenObject *g) {
+  PyObject *t = PyTuple_New((Py_ssize_t)depth);
+  for (size_t d = 0; t && d < depth; d++) {
+    const gv_node *n = fr[d].n;
+    size_t r = fr[d].i - 1;
+    PyObject *e;
+    unsigned k = gv_kind(n);
+    if (k == GV_DICT || k == GV_DDICT || k == GV_ODICT) {
+      PyObject *keys = keys_of(st, g, gv_meta(n));
+      e = keys ? PyTuple_GET_ITEM(keys, (Py_ssize_t)(k == GV_ODICT ? r : gv_order_index(n, r)))
+               : NULL;
+      Py_XINCREF(e);
+    } else if (k == GV_CUSTOM && ctype_meta(n)) {
+      PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n)));
+      PyObject *ents = md ? PyTuple_GET_ITEM(md, 1) : NULL;
+      e = ents && ents != Py_None ? PyTuple_GET_ITEM(ents, (Py_ssize_t)r) : NULL;
+      if (e)
+        Py_INCREF(e);
+      else
+        e = PyLong_FromSize_t(r);
+    } else {
+      e = PyLong_FromSize_t(r);
+    }
+    if (!e) {
+      Py_CLEAR(t);
+      break;
+    }
+    PyTuple_SET_ITEM(t, (Py_ssize_t)d, e);
+  }
+  return t;
+}
+
+static int up_err(uframe *fr, size_t depth, gstate *st, GenObject *g, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+  va_end(ap);
+  if (!msg) return -1;
+  PyObject *path = up_path(fr, depth, st, g);
+  if (!path) {
+    Py_DECREF(msg);
+    return -1;
+  }
+  err_at(PyExc_ValueError, path, "%U", msg);
+  Py_DECREF(path);
+  Py_DECREF(msg);
+  return -1;
+}
+
+/* Children of obj matching structure node n, in n's traversal order (new
+ * tuple), or NULL with a ValueError. */
+static PyObject *match_children(gstate *st, GenObject *g, PyObject *ns, int none_is_leaf,
+                                const gv_node *n, PyObject *o, uframe *fr, size_t depth) {
+  PyObject *cls = NULL, *reg = NULL;
+  int k = node_kind(st, g, n, ns, &cls, &reg);
+  if (k < 0) return NULL;
+  PyTypeObject *tp = Py_TYPE(o);
+  size_t arity = gv_arity(n);
+  (void)none_is_leaf;
+  switch (k) {
+  case K_NONE:
+    if (o != Py_None) {
+      up_err(fr, depth, st, g, "Expected None, got %R.", o);
+      return NULL;
+    }
+    return PyTuple_New(0);
+  case K_LIST:
+  case K_TUPLE:
+  case K_DEQUE: {
+    PyTypeObject *want = k == K_LIST ? &PyList_Type : k == K_TUPLE ? &PyTuple_Type : st->deque_t;
+    if (tp != want) {
+      up_err(fr, depth, st, g, "Expected an instance of %s, got %R.", kind_word(k), o);
+      return NULL;
+    }
+    PyObject *t = PySequence_Tuple(o);
+    if (t && (size_t)PyTuple_GET_SIZE(t) != arity) {
+      up_err(fr, depth, st, g, "%s arity mismatch; expected: %zu, got: %zd; %s: %R.", kind_word(k),
+             arity, PyTuple_GET_SIZE(t), k == K_DEQUE ? "deque" : kind_word(k), o);
+      Py_DECREF(t);
+      return NULL;
+    }
+    return t;
+  }
+  case K_DICT:
+  case K_ODICT:
+  case K_DDICT: {
+    if (tp != &PyDict_Type && tp != st->odict_t && tp != st->ddict_t) {
+      up_err(fr, depth, st, g,
+             "Expected an instance of dict, collections.OrderedDict, or "
+             "collections.defaultdict, got %R.",
+             o);
+      return NULL;
+    }
+    PyObject *keys = keys_of(st, g, gv_meta(n));
+    if (!keys) return NULL;
+    PyObject *t = PyTuple_New((Py_ssize_t)arity);
+    if (!t) return NULL;
+    int ok = (size_t)PyDict_GET_SIZE(o) == arity;
+    for (size_t r = 0; ok && r < arity; r++) {
+      size_t ix = k == K_ODICT ? r : gv_order_index(n, r);
+      PyObject *v = PyDict_GetItemWithError(o, PyTuple_GET_ITEM(keys, (Py_ssize_t)ix));
+      if (!v) {
+        if (PyErr_Occurred()) {
+          Py_DECREF(t);
+          return NULL;
+        }
+        ok = 0;
+        break;
+      }
+      Py_INCREF(v);
+      PyTuple_SET_ITEM(t, (Py_ssize_t)r, v);
+    }
+    if (!ok) {
+      Py_DECREF(t);
+      PyObject *got = PySequence_List(o);
+      if (got) {
+        up_err(fr, depth, st, g,
+               "dictionary key mismatch; expected key(s): %R, got key(s): %R; %s: %R.", keys, got,
+               kind_word(k), o);
+        Py_DECREF(got);
+      }
+      return NULL;
+    }
+    return t;
+  }
+  case K_NT:
+  case K_SS:
+    if ((PyObject *)tp != cls) {
+      if (PyTuple_Check(o) && (size_t)PyTuple_GET_SIZE(o) != arity && tp != &PyTuple_Type)
+        up_err(fr, depth, st, g, "%s arity mismatch; expected: %zu, got: %zd; tuple: %R.",
+               kind_word(k), arity, PyTuple_GET_SIZE(o), o);
+      else
+        up_err(fr, depth, st, g, "%s type mismatch; expected type: %R, got type: %R; tuple: %R.",
+               kind_word(k), cls, (PyObject *)tp, o);
+      return NULL;
+    }
+    if ((size_t)PyTuple_GET_SIZE(o) != arity) {
+      up_err(fr, depth, st, g, "%s arity mismatch; expected: %zu, got: %zd; tuple: %R.",
+             kind_word(k), arity, PyTuple_GET_SIZE(o), o);
+      return NULL;
+    }
+    return PySequence_Tuple(o);
+  case K_CUSTOM: {
+    if ((PyObject *)tp != cls) {
+      up_err(fr, depth, st, g,
+             "Custom node type mismatch; expected type: %R, got type: %R; value: %R.", cls,
+             (PyObject *)tp, o);
+      return NULL;
+    }
+    PyObject *out = PyObject_CallOneArg(PyTuple_GET_ITEM(reg, 1), o);
+    if (!out) return NULL;
+    PyObject *t = PySequence_Tuple(out);
+    Py_DECREF(out);
+    if (!t) return NULL;
+    if (PyTuple_GET_SIZE(t) != 2 && PyTuple_GET_SIZE(t) != 3) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "PyTree custom flatten function for type %R should return a 2- or 3-tuple, "
+                   "got %zd.",
+                   cls, PyTuple_GET_SIZE(t));
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n)));
+    int eq =
+        md ? PyObject_RichCompareBool(PyTuple_GET_ITEM(md, 0), PyTuple_GET_ITEM(t, 1), Py_EQ) : -1;
+    if (eq <= 0) {
+      if (eq == 0)
+        up_err(fr, depth, st, g, "Mismatch custom node data; expected: %R, got: %R; value: %R.",
+               PyTuple_GET_ITEM(md, 0), PyTuple_GET_ITEM(t, 1), o);
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyObject *kids = PySequence_Tuple(PyTuple_GET_ITEM(t, 0));
+    Py_DECREF(t);
+    if (kids && (size_t)PyTuple_GET_SIZE(kids) != arity) {
+      up_err(fr, depth, st, g, "Custom type arity mismatch; expected: %zu, got: %zd; value: %R.",
+             arity, PyTuple_GET_SIZE(kids), o);
+      Py_CLEAR(kids);
+    }
+    return kids;
+  }
+  default:
+    return NULL;
+  }
+}
+
+/* The subtrees of tree at the leaves of node, into a new list. */
+static PyObject *up_to_node(gstate *st, GenObject *g, const gv_node *node, PyObject *ns,
+                            int none_is_leaf, PyObject *tree) {
+  PyObject *out = PyList_New(0);
+  if (!out) return NULL;
+  if (gv_kind(node) == GV_STAR) {
+    if (PyList_Append(out, tree) < 0) Py_CLEAR(out);
+    return out;
+  }
+  uframe *fr = NULL;
+  size_t nfr = 0, cfr = 0;
+  PyObject *items = match_children(st, g, ns, none_is_leaf, node, tree, fr, 0);
+  if (!items) goto fail;
+  if (bgrow((void **)&fr, &cfr, 1, sizeof *fr) < 0) {
+    Py_DECREF(items);
+    goto fail;
+  }
+  Py_INCREF(tree);
+  fr[nfr++] = (uframe){node, tree, items, 0};
+  while (nfr) {
+    uframe *f = &fr[nfr - 1];
+    if (f->i == gv_arity(f->n)) {
+      Py_DECREF(f->obj);
+      Py_DECREF(f->items);
+      nfr--;
+      continue;
+    }
+    size_t r = f->i++;
+    const gv_node *c = gv__trav_child(f->n, r);
+    PyObject *co = PyTuple_GET_ITEM(f->items, (Py_ssize_t)r);
+    if (gv_kind(c) == GV_STAR) {
+      if (PyList_Append(out, co) < 0) goto fail;
+      continue;
+    }
+    PyObject *ci = match_children(st, g, ns, none_is_leaf, c, co, fr, nfr);
+    if (!ci) goto fail;
+    if (bgrow((void **)&fr, &cfr, nfr + 1, sizeof *fr) < 0) {
+      Py_DECREF(ci);
+      goto fail;
+    }
+    Py_INCREF(co);
+    fr[nfr++] = (uframe){c, co, ci, 0};
+  }
+  PyMem_Free(fr);
+  return out;
+fail:
+  while (nfr) {
+    nfr--;
+    Py_DECREF(fr[nfr].obj);
+    Py_DECREF(fr[nfr].items);
+  }
+  PyMem_Free(fr);
+  Py_XDECREF(out);
+  return NULL;
+}
+
+PyObject *do_flatten_up_to(gstate *st, SpecObject *s, PyObject *tree) {
+  return up_to_node(st, s->gen, s->node, s->ns, s->none_is_leaf, tree);
+}
+
+PyObject **flatten_rests_up_to(gstate *st, SpecObject *s, PyObject *const *rests,
+                               Py_ssize_t nrest) {
+  PyObject **lists = PyMem_Calloc((size_t)nrest, sizeof *lists);
+  if (!lists) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (Py_ssize_t j = 0; j < nrest; j++) {
+    if (!(lists[j] = do_flatten_up_to(st, s, rests[j]))) {
+      free_rests(lists, nrest);
+      return NULL;
+    }
+  }
+  return lists;
+}
+
+void free_rests(PyObject **lists, Py_ssize_t nrest) {
+  if (!lists) return;
+  for (Py_ssize_t j = 0; j < nrest; j++)
+    Py_XDECREF(lists[j]);
+  PyMem_Free(lists);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* walk.h -- the flatten walk's state, shared by flatten.c (the walk) and
+ * keys.c (the keysets the walk makes of dict keys as it goes); nothing else
+ * includes it. */
+#ifndef GROVE_PY_WALK_H
+#define GROVE_PY_WALK_H
+
+#include "walks.h"
+
+#define INL_FR 24
+#define INL_N 96
+
+typedef struct frame {
+  PyObject *obj;     /* owned */
+  PyObject *seq;     /* owned: children tuple (deque, custom) or NULL */
+  PyObject *entries; /* owned: custom path entries or NULL */
+  Py_ssize_t n, i;
+  int kind, in_path, pinned; /* pinned: the dict values on w->vals are owned */
+  const gv_node *ks;
+  const uint32_t *perm;
+  Py_ssize_t vbase, nbase;
+  const gv_node *tname, *meta;
+  int64_t maxlen;
+} frame;
+
+typedef struct walk {
+  gstate *st;
+  GenObject *g;
+  gv_arena *a;
+  const flat_args *fa;
+  PyObject *nsdict;
+  int spec, oom;
+  int pinned;       /* dict values are held (owned) from now on: user code may run */
+  int nocode;       /* run no Python code: a key other than a built-in scalar is refused */
+  int refused;      /* ... and was */
+  int found_custom; /* a registered class was met: the spec keeps the namespace (as optree) */
+  frame *fr;
+  Py_ssize_t nfr, cfr;
+  PyObject **lv;
+  Py_ssize_t nlv, clv;
+  const gv_node **nodes;
+  Py_ssize_t nnodes, cnodes;
+  PyObject **vals;
+  Py_ssize_t nvals, cvals;
+  const gv_node **tmp;
+  Py_ssize_t ctmp;
+  pset path;
+  frame fr_inl[INL_FR];
+  PyObject *lv_inl[INL_N];
+  const gv_node *nodes_inl[INL_N];
+} walk;
+
+/* The cached keyset of a dict whose keys (insertion order) are keys[0..n), or
+ * NULL (no error) on a miss. */
+static inline const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ssize_t n, int odict,
+                                           uint64_t *h) {
+  GenObject *g = w->g;
+  *h = kc_hash(keys, n, odict);
+  const gv_node *ks = kc_get(&g->kc, *h, keys, n);
+  if (ks) g->kc.hits++;
+  return ks;
+}
+
+/* The keyset of keys[0..n) made (a cache miss). Key conversion may run user
+ * code (__hash__, __eq__, __lt__): the caller has pinned, and keys[] are
+ * held here while it runs. */
+const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odict, uint64_t h);
+
+#endif
