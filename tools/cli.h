@@ -220,7 +220,8 @@ typedef struct lres {
 typedef struct batch {
   char *text; /* the lines, each NUL-terminated */
   size_t tlen, tcap;
-  lres *res; /* the lines */
+  size_t theld; /* the bytes of text counted in the stream's held */
+  lres *res;    /* the lines */
   size_t n, cap;
   size_t done, written; /* lines run, lines written (the chunk: [written, done)) */
   gen *g;

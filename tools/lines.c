@@ -151,7 +151,8 @@ static int fill_batch(stream *st, batch *b) {
     b->tlen += n + 1;
     b->n++;
   }
-  atomic_fetch_add(&st->held, b->tlen);
+  b->theld = b->tcap; /* what its text holds, a line too long read in part included */
+  atomic_fetch_add(&st->held, b->theld);
   return b->n > 0;
 }
 
@@ -239,8 +240,8 @@ static void write_batch(stream *st, batch *b, cli *w) {
     run_batch(st, w, b, 0);
     write_chunk(st, b);
   }
-  atomic_fetch_sub(&st->held, b->tlen);
-  b->tlen = 0;
+  atomic_fetch_sub(&st->held, b->theld);
+  b->tlen = b->theld = 0;
   if (b->tcap > 2 * LN_BATCH_BYTES) free(b->text), b->text = NULL, b->tcap = 0;
   gen_release(b->g);
   b->g = NULL;
