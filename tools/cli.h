@@ -256,8 +256,8 @@ typedef struct stream {
   int eof;
   /* the memory budget: line_max the longest line kept (c->max_bytes, SIZE_MAX for none);
    * held the bytes of text and results in flight (atomic: workers add theirs); new batches
-   * wait while held is over hold_max, and a worker leaves the rest of its batch to the
-   * writer then */
+   * wait while held is over hold_max (max(--max-bytes, 512 KiB a slot)), and a worker
+   * leaves the rest of its batch to the writer then */
   size_t line_max, hold_max;
   _Atomic size_t held;
   /* statistics (main thread) */

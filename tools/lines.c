@@ -314,7 +314,7 @@ static int run_lines(cli *c, const gv_node *const *fixed, size_t nfixed, const c
   size_t jobs = c->jobs ? c->jobs : 1;
   st.nslots = jobs == 1 ? 1 : 2 * jobs + 2;
   st.line_max = c->max_bytes ? c->max_bytes : SIZE_MAX;
-  st.hold_max = st.nslots * LN_BATCH_BYTES;
+  st.hold_max = st.nslots * 2 * LN_BATCH_BYTES; /* a batch text buffer grows by doubling */
   if (c->max_bytes > st.hold_max) st.hold_max = c->max_bytes;
   st.fixed = calloc(nfixed + 1, sizeof *st.fixed);
   st.rules = calloc(c->nrules + 1, sizeof *st.rules);
