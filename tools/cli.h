@@ -16,7 +16,9 @@
  *   functions.c    map's FN and traverse's rules
  *   options.c      the tables OPS and OPTS; help, usage errors, applying an option
  *   output.c       results and error lines, written or kept; report()
- * The prototypes at the end come file by file in the same order, from the bottom up. */
+ * The prototypes at the end come file by file in the same order, from the bottom up.
+ * fuzz/fuzz_lines.c builds these files but main.c and runs lines_main on streams in memory
+ * (cli_io's in, out and err). */
 #ifndef GROVE_TOOLS_CLI_H
 #define GROVE_TOOLS_CLI_H
 
