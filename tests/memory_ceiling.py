@@ -15,6 +15,7 @@ docs/grove.1 states (MEMORY), and so are its exit status and message:
     arenas and results, the fixed arguments, the templates). Eight 16 MB lines under --jobs 4
     and --max-bytes 1e7 (refused as too long, never held); eight 6 MB lines that fit 3e7;
     2,400 lines of 60 KB keysets, each seen twice (1,200 templates wanted) at --max-bytes 4e6;
+    300 lines of 3 KB whose results are 400 KB each (written in chunks, not held by batch);
     a 46 MB fixed argument under --lines at the same --max-bytes as without (no hidden cap).
 Prints one line per run and "N passed, N failed"; exits 1 when a run broke its bound. About
 20 s; the inputs are written once into WORK_DIR. Python 3 standard library only.
@@ -56,6 +57,13 @@ def keyset_lines(f, count, keys, key_len):
     for i in range(count):
         d = {("k%06d_%04d_" % (i // 2, j)) + "y" * (key_len - 12): j for j in range(keys)}
         f.write(json.dumps(d) + "\n")
+
+
+def wide_paths(f, count, key_len, leaves):
+    """Lines whose flatten-with-path repeats a long key per leaf: small lines, big results."""
+    line = "{'" + "k" * key_len + "': [" + ", ".join(str(j % 10) for j in range(leaves)) + "]}\n"
+    for _ in range(count):
+        f.write(line)
 
 
 def int_list(f, n):
@@ -150,6 +158,14 @@ def main(argv):
     check("the same, --jobs 2",
           ["fingerprint", "--lines", "--jobs", "2", "--max-bytes", "4e6", "@" + keysets],
           stream(4 * 10**6, 2), 0, [], ["error"])
+    results = write_once(os.path.join(work, "lines-big-results.txt"),
+                         lambda f: wide_paths(f, 300, 1000, 400))
+    check("300 lines of 400 KB results, one job, --max-bytes 2e6",
+          ["flatten-with-path", "--lines", "--max-bytes", "2e6", "@" + results],
+          stream(2 * 10**6, 1), 0, [], ["error"])
+    check("300 lines of 400 KB results, --jobs 3 --max-bytes 2e6",
+          ["flatten-with-path", "--lines", "--jobs", "3", "--max-bytes", "2e6", "@" + results],
+          stream(2 * 10**6, 3), 0, [], ["error"])
     fixed = write_once(os.path.join(work, "fixed-46mb.txt"), lambda f: int_list(f, 5_200_000))
     check("a 46 MB fixed argument, --max-bytes 1e9 without --lines",
           ["assert-same-structure", "--max-bytes", "1e9", "@" + fixed, "[1]"],

@@ -233,9 +233,10 @@ void run_batch(stream *st, cli *w, batch *b, int worker) {
   w->ebuf = b->err;
   w->ecap = b->ecap;
   w->elen = 0;
-  for (size_t i = b->done; i < b->n; i++) {
+  size_t first = b->done;
+  for (size_t i = first; i < b->n; i++) {
     size_t before = w->len, ebefore = w->elen;
-    if (i > b->done && w->len + w->elen > LN_BATCH_BYTES &&
+    if (i > first && w->len + w->elen > LN_BATCH_BYTES &&
         (!worker || atomic_load(&st->held) > st->hold_max))
       break; /* the rest is the next chunk's */
     w->buf_oom = 0;
