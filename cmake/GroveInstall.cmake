@@ -4,7 +4,8 @@
 #   lib/libgrove.a or lib/libgrove.so.X.Y.Z (+ soname links)   include/grove.h
 #   lib/cmake/grove/   find_package(grove CONFIG) -> grove::grove
 #   lib/pkgconfig/grove.pc                                      relocatable (${pcfiledir})
-#   bin/grove, share/man/man1/grove.1, share/bash-completion/completions/grove (with GROVE_CLI)
+#   bin/grove, share/man/man1/grove.1, share/bash-completion/completions/grove (with GROVE_CLI;
+#   shared: bin/grove finds libgrove.so through a RUNPATH relative to itself)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS grove EXPORT groveTargets
@@ -13,6 +14,17 @@ install(TARGETS grove EXPORT groveTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(GROVE_CLI)
+  if(GROVE_SHARED)
+    # The installed tool finds libgrove.so beside it, wherever the prefix is: a RUNPATH
+    # relative to the executable ($ORIGIN/../lib, or the multiarch lib/<triplet>).
+    file(RELATIVE_PATH _grove_bin_to_lib "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
+    if(APPLE)
+      set(_grove_origin "@loader_path")
+    else()
+      set(_grove_origin "$ORIGIN")
+    endif()
+    set_target_properties(grove-cli PROPERTIES INSTALL_RPATH "${_grove_origin}/${_grove_bin_to_lib}")
+  endif()
   install(TARGETS grove-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   install(FILES ${PROJECT_SOURCE_DIR}/docs/grove.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
   install(FILES ${PROJECT_SOURCE_DIR}/tools/grove.bash

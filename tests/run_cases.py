@@ -16,6 +16,7 @@ skipped; inside one, lines starting with '#' are skipped too. Each block:
     run WORD...               the operation and options, split on white space (may be empty)
     arg TEXT                  one more command-line argument: the rest of the line, verbatim
                               (repeatable, in order; `arg` alone is an empty argument)
+    arghex HEX                one more command-line argument, its bytes in hex
     in TEXT                   one line of standard input (a newline is added after each)
     inhex HEX                 bytes of standard input, in hex (white space ignored); `in` and
                               `inhex` lines append in order. Without either, stdin is empty.
@@ -23,6 +24,7 @@ skipped; inside one, lines starting with '#' are skipped too. Each block:
     filehex HEX               bytes of the case's input file, in hex
     env NAME=VALUE            an environment variable for this run (repeatable)
     tty                       standard output is a terminal (a pseudo-terminal), not a pipe
+    full                      standard output is /dev/full: every write to it fails
     out TEXT                  one expected line of standard output; all `out` lines together
                               must equal the whole output, line by line
     outhex HEX                the exact bytes expected on standard output
@@ -34,6 +36,8 @@ skipped; inside one, lines starting with '#' are skipped too. Each block:
                               (repeatable)
     noerr TEXT                must not occur in standard error + standard output, ignoring
                               case (repeatable)
+    cleanerr                  standard error is UTF-8 with no control character but newline
+                              (no C0, DEL or C1: bytes from the input are escaped)
     created NAME HEX          after the run, the file $TMP/NAME holds exactly these bytes
     nofile NAME               after the run, there is no file $TMP/NAME
     exit N                    the expected exit status (default 0)
@@ -60,13 +64,13 @@ import tempfile
 TIMEOUT = 30
 
 SINGLE = {"run", "in", "inhex", "file", "filehex", "env", "out", "outhex", "has", "err", "noerr",
-          "created", "nofile", "exit", "arg"}
-FLAGS = {"tty", "noout", "json", "end"}
+          "created", "nofile", "exit", "arg", "arghex"}
+FLAGS = {"tty", "full", "cleanerr", "noout", "json", "end"}
 
 
 def new_case(name, where):
     return {"name": name, "where": where, "run": None, "args": [], "stdin": None,
-            "file": None, "env": {}, "tty": False, "out": None, "outhex": None,
+            "file": None, "env": {}, "tty": False, "full": False, "cleanerr": False, "out": None, "outhex": None,
             "noout": False, "json": False, "has": [], "err": [], "noerr": [], "created": [], "nofile": [],
             "exit": 0}
 
@@ -109,6 +113,8 @@ def parse(path):
                 cur["run"] = rest.split()
             elif word == "arg":
                 cur["args"].append(rest)
+            elif word == "arghex":
+                cur["args"].append(unhex(rest, where))
             elif word in ("in", "inhex"):
                 data = (rest + "\n").encode() if word == "in" else unhex(rest, where)
                 cur["stdin"] = (cur["stdin"] or b"") + data
@@ -144,6 +150,23 @@ def run_piped(cmd, stdin, env):
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                        timeout=TIMEOUT)
     return p.returncode, p.stdout, p.stderr
+
+
+def run_full(cmd, stdin, env):
+    """Runs cmd with its standard output on /dev/full."""
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run(cmd, input=stdin if stdin is not None else b"", stdout=full,
+                           stderr=subprocess.PIPE, env=env, timeout=TIMEOUT)
+    return p.returncode, b"", p.stderr
+
+
+def clean_text(data):
+    """Whether data is UTF-8 with no control character but newline."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return not any((ord(ch) < 0x20 and ch != "\n") or 0x7F <= ord(ch) <= 0x9F for ch in text)
 
 
 def run_tty(cmd, stdin, env):
@@ -195,12 +218,15 @@ def check(grove, c):
         def subst(s):
             return s.replace("$FILE", path).replace("$TMP", tmp)
 
-        cmd = [grove] + [subst(w) for w in c["run"]] + [subst(a) for a in c["args"]]
+        cmd = [grove] + [subst(w) for w in c["run"]] + [
+            subst(a) if isinstance(a, str) else a for a in c["args"]]
         env = dict(os.environ)
         env.update(c["env"])
         try:
             if c["tty"]:
                 code, out, err = run_tty(cmd, c["stdin"], env)
+            elif c["full"]:
+                code, out, err = run_full(cmd, c["stdin"], env)
             else:
                 code, out, err = run_piped(cmd, c["stdin"], env)
         except subprocess.TimeoutExpired:
@@ -233,6 +259,8 @@ def check(grove, c):
                    or c["json"])
         if not checked and c["exit"] == 0 and out:
             problems.append(f"stdout {text!r}, expected nothing")
+        if c["cleanerr"] and not clean_text(err):
+            problems.append(f"standard error holds raw bytes: {err!r}")
         both = (etext + text).lower()
         for s in c["err"]:
             if s.lower() not in both:

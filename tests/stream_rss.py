@@ -8,7 +8,7 @@ Writes a stream of LINES records (default 1,000,000; one JSON dict per line, key
 orders, with bad lines at known places) and its first 100,000 lines, then runs
 `grove order --lines` (one thread) and `grove fingerprint --lines --jobs 2` on both. Checks:
   - peak RSS (grove's VmHWM, else wait4's ru_maxrss) at LINES and at 100,000 lines differ by at most SLACK_KIB;
-  - exit status 1, and exactly the bad lines reported as "grove: error: line N: ..." on
+  - exit status 1, and exactly the bad lines reported as "grove: error: line N, column C: ..." on
     standard error, in order;
   - one result per good line: `order` outputs checked against Python's own sorted dicts on a
     sample, fingerprints equal exactly where the lines are equal;
@@ -97,7 +97,7 @@ def check(problems, what, n, status, err, out_path):
     bad = bad_lines(n)
     if status != 1:
         problems.append(f"{what}: exit status {status}, wanted 1")
-    reported = [int(m) for m in re.findall(r"^grove: error: line (\d+): ", err, re.M)]
+    reported = [int(m) for m in re.findall(r"^grove: error: line (\d+), column \d+: ", err, re.M)]
     if reported != bad:
         problems.append(f"{what}: reported bad lines {reported[:10]}, wanted {bad}")
     stats = re.search(r"^grove: lines (\d+), bad (\d+), parents (\d+), templates (\d+)", err, re.M)

@@ -16,7 +16,9 @@
  *   functions.c    map's FN and traverse's rules
  *   options.c      the tables OPS and OPTS; help, usage errors, applying an option
  *   output.c       results and error lines, written or kept; report()
- * The prototypes at the end come file by file in the same order, from the bottom up. */
+ * The prototypes at the end come file by file in the same order, from the bottom up.
+ * fuzz/fuzz_lines.c builds these files but main.c and runs lines_main on streams in memory
+ * (cli_io's in, out and err). */
 #ifndef GROVE_TOOLS_CLI_H
 #define GROVE_TOOLS_CLI_H
 
@@ -120,17 +122,27 @@ typedef struct cli_io {
   size_t stdin_len;
   int stdin_read;
   int write_failed;
+  /* --lines' standard input, results and line errors: NULL for stdin, stdout, stderr (a
+   * harness, such as fuzz/fuzz_lines.c, gives its own) */
+  FILE *in, *out, *err;
 } cli_io;
 
 /* Runs one command line (argv without the program name); returns its exit code. */
 typedef int cli_run_fn(cli_io *io, size_t argc, const char *const *argv);
+
+/* The default memory ceilings (docs/grove.1, --help): the arena of one run, and under --lines
+ * each line's (its text, arena and output) and each of the stream's shared arenas. */
+#define CLI_MAX_BYTES ((size_t)1000000000) /* 1e9 */
+#define LN_MAX_BYTES ((size_t)50000000)    /* 5e7 */
 
 typedef struct cli {
   cli_io *io;
   gv_arena *a;
   op_id op;
   int json;
-  size_t max_bytes;
+  size_t max_bytes; /* the arena's budget (0: none): --max-bytes, else CLI_MAX_BYTES or,
+                     * under --lines, LN_MAX_BYTES */
+  int max_bytes_set;
   uint64_t max_output; /* the arena's max_output; flatten-with-path counts its bytes too */
   int none_is_leaf;
   int top_down;
@@ -147,7 +159,10 @@ typedef struct cli {
   char *buf;
   size_t len, cap;
   int buf_oom;
+  size_t out_limit;   /* under --lines: a line's output ends at buf + out_limit (0: no end) */
+  int out_over;       /* the output went past out_limit (the line's budget) */
   uint64_t out_bytes; /* written (or kept) so far */
+  int dry;            /* output only counted in out_bytes (a measuring pass) */
   /* --lines */
   int lines;
   int fail_fast;
@@ -164,22 +179,25 @@ typedef struct cli {
  * ------------------------------------------------------------------------- */
 
 #define LN_BATCH_LINES 256
-#define LN_BATCH_BYTES ((size_t)1 << 18)
-#define LN_RECS 8           /* keysets reported per line */
-#define LN_FREQ 2           /* reports in a window that make a template */
-#define LN_TEMPLATES 1024   /* templates in a parent */
-#define LN_COUNT_CAP 16384  /* the count table (a power of two) */
-#define LN_WINDOW_FIRST 64  /* lines before the first parent with templates */
-#define LN_WINDOW_MAX 65536 /* the longest window */
-#define LN_PARENT_BYTES ((size_t)64 << 20)
+#define LN_BATCH_BYTES ((size_t)1 << 18) /* a batch's text, and its output between two writes */
+#define LN_READ_BYTES ((size_t)1 << 16)  /* the read buffer */
+#define LN_RECS 8                        /* keysets reported per line */
+#define LN_FREQ 2                        /* reports in a window that make a template */
+#define LN_TEMPLATES 1024                /* templates in a parent */
+#define LN_COUNT_CAP 16384               /* the count table (a power of two) */
+#define LN_WINDOW_FIRST 64               /* lines before the first parent with templates */
+#define LN_WINDOW_MAX 65536              /* the longest window */
 
-/* A generation: a frozen parent with the fixed trees and the templates. */
+/* A generation: a frozen parent with the templates, a child of the arena of the fixed trees (or
+ * that arena itself while there are no templates). */
 typedef struct gen {
   gv_arena *p;
-  const gv_node **fixed; /* the fixed tree arguments, nodes of p */
-  const gv_node **rules; /* --replace values (NULL for --to-none), nodes of p */
-  uint64_t *thash;       /* template i: its keyset's hash */
-  const gv_node **tmpl;  /* template i: a dict of p */
+  int own;                     /* p is the generation's own (else the fixed trees' arena) */
+  size_t *live;                /* the stream's count of generations */
+  const gv_node *const *fixed; /* the fixed tree arguments (the stream's) */
+  const gv_node *const *rules; /* --replace values (NULL for --to-none; the stream's) */
+  uint64_t *thash;             /* template i: its keyset's hash */
+  const gv_node **tmpl;        /* template i: a dict of p */
   size_t ntmpl;
   size_t refs; /* batches using it, + 1 while it is the current one (main thread only) */
 } gen;
@@ -193,21 +211,26 @@ typedef struct lres {
   size_t off, len; /* the line is text + off, len bytes (then a NUL) */
   uint64_t lineno; /* its number in its source */
   size_t src;      /* its source */
-  size_t oend;     /* the output of the line ends at out + oend */
-  size_t eend;     /* its error text ends at err + eend */
+  size_t oend;     /* the output of the line ends at out + oend (in its chunk) */
+  size_t eend;     /* its error text ends at err + eend (in its chunk) */
+  int too_long;    /* longer than the line budget: not kept, an error */
   int failed;
 } lres;
 
+/* A batch of lines. Its lines run in chunks: a chunk's results are kept in out and err until
+ * written, then the next chunk runs (so a batch of many large results is never held whole). */
 typedef struct batch {
   char *text; /* the lines, each NUL-terminated */
   size_t tlen, tcap;
-  lres *res; /* the lines */
+  size_t theld; /* the bytes of text counted in the stream's held */
+  lres *res;    /* the lines */
   size_t n, cap;
+  size_t done, written; /* lines run, lines written (the chunk: [written, done)) */
   gen *g;
-  char *out; /* the results, one after another */
-  size_t ocap;
-  char *err; /* the error texts of failed lines, one after another */
-  size_t ecap;
+  char *out; /* the results of the chunk, one after another */
+  size_t olen, ocap;
+  char *err; /* the error texts of the chunk's failed lines, one after another */
+  size_t elen, ecap;
   lrec *recs;
   size_t nrecs, rcap;
   int state; /* 0 free, 1 ready for a worker, 2 taken, 3 done */
@@ -223,18 +246,25 @@ typedef struct stream {
   cli *c;
   size_t nfixed;
   gen *cur;
+  size_t live_gens; /* generations not yet freed (at most two: see window_end) */
+  const gv_node **fixed, **rules;
   /* the sources */
   const char *const *srcs;
   size_t nsrcs, src;
   FILE *f;
   uint64_t lineno;
-  char *line;
-  size_t linecap;
+  char *rbuf; /* LN_READ_BYTES read ahead of f */
+  size_t rpos, rlen;
   int eof;
+  /* the memory budget: line_max the longest line kept (c->max_bytes, SIZE_MAX for none);
+   * held the bytes of text and results in flight (atomic: workers add theirs); new batches
+   * wait while held is over hold_max (max(--max-bytes, 512 KiB a slot)), and a worker
+   * leaves the rest of its batch to the writer then */
+  size_t line_max, hold_max;
+  _Atomic size_t held;
   /* statistics (main thread) */
   kcount *counts;
   size_t ncounts;
-  gv_arena *scratch; /* lines parsed again for their keysets */
   gv_arena *staging; /* new templates until the next parent */
   uint64_t *phash;   /* staged templates */
   const gv_node **pend;
@@ -248,6 +278,7 @@ typedef struct stream {
   size_t nslots, next_take;
   int quit;
   /* results */
+  FILE *out, *err; /* where results and line errors go (c->io's, else stdout and stderr) */
   uint64_t bad_lines;
   size_t batch_lines; /* LN_BATCH_LINES, or GROVE_LINES_BATCH (for the tests) */
   int stop;           /* --fail-fast tripped, or a fatal error */
@@ -258,7 +289,11 @@ typedef struct stream {
 
 /* Makes *p (*cap elements of elem bytes) hold need elements; 0 when out of memory. */
 int grow(void **p, size_t *cap, size_t need, size_t elem);
-/* An error line (or part of one) for standard error, or kept under c->capture. */
+/* text[0..n) safe for a terminal, into out (cap bytes, at least 4 n + 8): C0 and C1 control
+ * characters, DEL and bytes that are not UTF-8 become \xNN; a newline is kept only as the last
+ * byte. Returns the length. */
+size_t escape_text(const char *text, size_t n, char *out, size_t cap);
+/* An error line (or part of one) for standard error, or kept under c->capture; escaped. */
 void errf(cli *c, const char *fmt, ...) GV_PRINTF(2, 3);
 /* Output: to standard output, or kept in c->buf under c->buffered. w_out is put as a
  * gv_write_fn (ctx: the cli). */
@@ -266,6 +301,12 @@ void put(cli *c, const char *data, size_t len);
 void put_s(cli *c, const char *s);
 gv_status w_out(void *ctx, const char *data, size_t len);
 void put_json_string(cli *c, const char *s);
+/* "output too large: more than --max-output N"; an allocation that failed (over the budget when
+ * one is set: see --max-bytes), what naming the step or NULL. */
+void too_large(cli *c);
+void out_of_memory(cli *c, const char *what);
+/* An "unknown name" the reader cut at 64 bytes gets "..." (data: the text e is about). */
+void mark_cut_name(gv_error *e, const char *data, size_t len);
 /* Reports a failed status (what names the step); returns the exit code. */
 int report(cli *c, gv_status s, const gv_error *e, const char *what);
 /* A tree in literal notation (JSON under --json), no newline. */
@@ -323,22 +364,26 @@ int run_op(cli *c, const char *const *args, size_t n);
 
 /* ---- lines_gen.c: generations and templates (main thread) ---- */
 
-/* A generation: made holding the fixed trees and the templates tmpl[0..n) (NULL when out of
- * memory), released by every batch that used it and by the stream. */
+/* A generation: made holding the templates tmpl[0..n) over the frozen arena of the fixed trees
+ * (NULL when out of memory); released by every batch that used it and by the stream. */
 void gen_release(gen *g);
-gen *gen_make(stream *st, const gv_node *const *fixed, const gv_node *const *rules,
-              const uint64_t *hashes, const gv_node *const *tmpl, size_t n);
+gen *gen_make(stream *st, const uint64_t *hashes, const gv_node *const *tmpl, size_t n);
+/* An arena for staged templates (their budget: a quarter of --max-bytes, as each parent's). */
+gv_status staging_new(stream *st, gv_arena **out);
 /* The count of the keyset with hash h (add: made if new); NULL when it is not counted. */
 kcount *count_slot(stream *st, uint64_t h, int add);
-/* Makes the keyset with hash h, found in text, a template of the next parent; 0 if not. */
-int make_template(stream *st, uint64_t h, const char *text);
+/* Makes the keyset with hash h, found in text[0..len), a template of the next parent; 0 if
+ * not. */
+int make_template(stream *st, uint64_t h, const char *text, size_t len);
 /* The end of a window: a new parent if its templates would change, and fresh counts. */
 void window_end(stream *st);
 
 /* ---- lines_batch.c: a batch of lines, in one worker ---- */
 
-/* Runs every line of b with the worker's own cli w: the results and errors go into b. */
-void run_batch(cli *w, batch *b);
+/* Runs the next chunk of b's lines (from b->done) with the worker's own cli w: the results
+ * and errors go into b. A chunk ends at the batch's end, or once its results are over
+ * LN_BATCH_BYTES and (worker) the stream holds more than its hold_max. */
+void run_batch(stream *st, cli *w, batch *b, int worker);
 /* Frees the buffers of b. */
 void batch_free(batch *b);
 

@@ -23,12 +23,13 @@
  * in its own children; the parents are frozen, so nothing is shared for writing.
  *
  * The knobs (LN_*) and the stream's types are in cli.h. */
-#define _POSIX_C_SOURCE 200809L /* getline */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,92 +48,165 @@ static const char *src_name(const stream *st, size_t i) {
   return strcmp(s, "-") == 0 ? "standard input" : s + 1;
 }
 
+/* Opens the next source into st->f; 0 when there is none (or on error: st->fatal). */
+static int open_source(stream *st) {
+  if (st->src == st->nsrcs) return 0;
+  const char *name = st->srcs[st->src];
+  errno = 0;
+  FILE *in = st->c->io->in ? st->c->io->in : stdin;
+  st->f = strcmp(name, "-") == 0 ? in : fopen(name + 1, "rb");
+  st->lineno = 0;
+  st->rpos = st->rlen = 0;
+  if (!st->f) {
+    errf(NULL, "grove: error: cannot read '%s': %s\n", name + 1, strerror(errno ? errno : ENOENT));
+    st->fatal = 1;
+    return 0;
+  }
+  return 1;
+}
+
+static void close_source(stream *st) {
+  if (st->f != stdin && st->f != st->c->io->in) fclose(st->f);
+  st->f = NULL;
+  st->src++;
+}
+
+/* Reads the next line of st->f onto the end of b->text (not past st->line_max bytes: the rest
+ * of a longer line is read and dropped, *too_long set). *n: its length, newline excluded.
+ * Returns 1 for a line, 0 at the end of the source, -1 on a read error or out of memory. */
+static int read_line(stream *st, batch *b, size_t *n, int *too_long) {
+  size_t got = 0;
+  int any = 0;
+  *too_long = 0;
+  for (;;) {
+    if (st->rpos == st->rlen) {
+      errno = 0;
+      st->rlen = fread(st->rbuf, 1, LN_READ_BYTES, st->f);
+      st->rpos = 0;
+      if (st->rlen == 0) {
+        if (ferror(st->f)) return -1;
+        break; /* the end: a last line without a newline */
+      }
+    }
+    any = 1;
+    const char *p = st->rbuf + st->rpos;
+    size_t avail = st->rlen - st->rpos;
+    const char *nl = memchr(p, '\n', avail);
+    size_t take = nl ? (size_t)(nl - p) : avail;
+    if (!*too_long && take > st->line_max - got) *too_long = 1; /* not kept */
+    if (!*too_long) {
+      if (!grow((void **)&b->text, &b->tcap, b->tlen + got + take + 1, 1)) return -1;
+      memcpy(b->text + b->tlen + got, p, take);
+      got += take;
+    }
+    st->rpos += take + (nl ? 1 : 0);
+    if (nl) break;
+  }
+  *n = got;
+  return any;
+}
+
 /* Reads lines into b (at most a batch); 0 when the sources are all read (or on error). */
 static int fill_batch(stream *st, batch *b) {
-  b->n = 0;
+  b->n = b->done = b->written = 0;
   b->tlen = 0;
   while (b->n < st->batch_lines && b->tlen < LN_BATCH_BYTES && !st->eof) {
-    if (!st->f) {
-      if (st->src == st->nsrcs) {
-        st->eof = 1;
-        break;
-      }
-      const char *name = st->srcs[st->src];
-      errno = 0;
-      st->f = strcmp(name, "-") == 0 ? stdin : fopen(name + 1, "rb");
-      st->lineno = 0;
-      if (!st->f) {
-        fprintf(stderr, "grove: error: cannot read '%s': %s\n", name + 1,
-                strerror(errno ? errno : ENOENT));
-        st->fatal = st->eof = 1;
-        break;
-      }
+    if (!st->f && !open_source(st)) {
+      st->eof = 1;
+      break;
     }
-    errno = 0;
-    ssize_t r = getline(&st->line, &st->linecap, st->f);
+    size_t n = 0;
+    int too_long = 0;
+    int r = read_line(st, b, &n, &too_long);
+    if (r > 0 && !grow((void **)&b->text, &b->tcap, b->tlen + n + 1, 1)) r = -1;
     if (r < 0) {
-      int bad = ferror(st->f);
-      if (bad)
-        fprintf(stderr, "grove: error: cannot read '%s': %s\n", src_name(st, st->src),
-                strerror(errno ? errno : EIO));
-      if (st->f != stdin) fclose(st->f);
-      st->f = NULL;
-      st->src++;
-      if (bad) st->fatal = st->eof = 1;
-      continue;
-    }
-    st->lineno++;
-    size_t n = (size_t)r;
-    char *p = st->line;
-    if (n && p[n - 1] == '\n') n--;
-    if (n && p[n - 1] == '\r') n--;
-    if (st->lineno == 1 && n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3, n -= 3;
-    if (blank(p, n)) continue;
-    if (memchr(p, '\0', n)) n = strlen(p); /* a NUL ends the line's text (the parser reports it) */
-    if (!grow((void **)&b->text, &b->tcap, b->tlen + n + 1, 1) ||
-        !grow((void **)&b->res, &b->cap, b->n + 1, sizeof *b->res)) {
-      fprintf(stderr, "grove: error: out of memory\n");
+      if (st->f && ferror(st->f))
+        errf(NULL, "grove: error: cannot read '%s': %s\n", src_name(st, st->src),
+             strerror(errno ? errno : EIO));
+      else
+        errf(NULL, "grove: error: out of memory\n");
       st->fatal = st->eof = 1;
       break;
     }
-    memcpy(b->text + b->tlen, p, n);
-    b->text[b->tlen + n] = '\0';
-    b->res[b->n] = (lres){.off = b->tlen, .len = n, .lineno = st->lineno, .src = st->src};
+    if (r == 0) {
+      close_source(st);
+      continue;
+    }
+    st->lineno++;
+    char *p = b->text + b->tlen;
+    if (n && p[n - 1] == '\r') n--;
+    size_t skip = 0;
+    if (st->lineno == 1 && n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) skip = 3;
+    if (!too_long && blank(p + skip, n - skip)) continue;
+    if (skip) memmove(p, p + skip, n -= skip);
+    if (!grow((void **)&b->res, &b->cap, b->n + 1, sizeof *b->res)) {
+      errf(NULL, "grove: error: out of memory\n");
+      st->fatal = st->eof = 1;
+      break;
+    }
+    if (too_long) n = 0;
+    p[n] = '\0'; /* a NUL inside the line stays: the reader refuses it, as without --lines */
+    b->res[b->n] = (lres){
+        .off = b->tlen, .len = n, .lineno = st->lineno, .src = st->src, .too_long = too_long};
     b->tlen += n + 1;
     b->n++;
   }
-  if (st->linecap > ((size_t)1 << 22)) { /* one huge line: do not keep its buffer */
-    free(st->line);
-    st->line = NULL;
-    st->linecap = 0;
-  }
+  b->theld = b->tcap; /* what its text holds, a line too long read in part included */
+  atomic_fetch_add(&st->held, b->theld);
   return b->n > 0;
 }
 
 /* ---- the stream: writing (main thread, in input order) ---- */
 
-static void write_batch(stream *st, batch *b) {
+/* Writes a line's error: "grove: error: [FILE: ]line N" and its text, whose "line 1, column"
+ * (the reader's, a line being one line) becomes the line's own number. */
+static void write_error(stream *st, const lres *r, const char *msg, size_t len) {
+  static const char head[] = "grove: error: ", first[] = "line 1, column ";
+  if (len >= sizeof head - 1 && memcmp(msg, head, sizeof head - 1) == 0)
+    msg += sizeof head - 1, len -= sizeof head - 1;
+  else if (len >= 7 && memcmp(msg, "grove: ", 7) == 0)
+    msg += 7, len -= 7;
+  char where[64];
+  snprintf(where, sizeof where, "line %" PRIu64, r->lineno);
+  fputs(head, st->err);
+  if (st->nsrcs > 1) {
+    const char *name = src_name(st, r->src);
+    char safe[4 * 256 + 8];
+    size_t n = escape_text(name, strnlen(name, 256), safe, sizeof safe);
+    fwrite(safe, 1, n, st->err);
+    fputs(": ", st->err);
+  }
+  fputs(where, st->err);
+  if (len >= sizeof first - 1 && memcmp(msg, first, sizeof first - 1) == 0) {
+    msg += sizeof first - 1 - 9, len -= sizeof first - 1 - 9; /* ", column ..." */
+  } else {
+    fputs(": ", st->err);
+  }
+  /* "opened at line 1, column C" inside the message names the same line */
+  static const char opened[] = "at line 1, column ";
+  const char *end = msg + len;
+  while (msg < end) {
+    const char *o = NULL;
+    for (const char *q = msg; q + sizeof opened - 1 <= end && !o; q++)
+      if (memcmp(q, opened, sizeof opened - 1) == 0) o = q;
+    if (!o) break;
+    fwrite(msg, 1, (size_t)(o - msg), st->err);
+    fprintf(st->err, "at %s, column ", where);
+    msg = o + sizeof opened - 1;
+  }
+  fwrite(msg, 1, (size_t)(end - msg), st->err);
+}
+
+/* Writes the chunk of b that ran ([b->written, b->done)) and lets go of its results. */
+static void write_chunk(stream *st, batch *b) {
   cli *c = st->c;
   size_t o = 0, e = 0;
-  for (size_t i = 0; i < b->n && !st->stop; i++) {
+  for (size_t i = b->written; i < b->done && !st->stop; i++) {
     lres *r = &b->res[i];
-    if (r->oend > o && fwrite(b->out + o, 1, r->oend - o, stdout) != r->oend - o)
+    if (r->oend > o && fwrite(b->out + o, 1, r->oend - o, st->out) != r->oend - o)
       c->io->write_failed = 1;
     o = r->oend;
-    if (r->eend > e) {
-      const char *msg = b->err + e;
-      const char *rest = msg, *head = "grove: ";
-      if (strncmp(msg, "grove: error: ", 14) == 0)
-        head = "grove: error: ", rest = msg + 14;
-      else if (strncmp(msg, "grove: ", 7) == 0)
-        rest = msg + 7;
-      if (st->nsrcs > 1)
-        fprintf(stderr, "%s%s: line %" PRIu64 ": %.*s", head, src_name(st, r->src), r->lineno,
-                (int)(r->eend - (size_t)(rest - b->err)), rest);
-      else
-        fprintf(stderr, "%sline %" PRIu64 ": %.*s", head, r->lineno,
-                (int)(r->eend - (size_t)(rest - b->err)), rest);
-    }
+    if (r->eend > e) write_error(st, r, b->err + e, r->eend - e);
     e = r->eend;
     if (r->failed) {
       st->bad_lines++;
@@ -143,17 +217,34 @@ static void write_batch(stream *st, batch *b) {
   for (size_t i = 0; i < b->nrecs && !st->stop; i++) {
     kcount *k = count_slot(st, b->recs[i].hash, 1);
     if (!k || k->count == UINT32_MAX) continue;
+    const lres *r = &b->res[b->recs[i].line];
     if (++k->count == LN_FREQ && k->state == 0)
-      k->state = make_template(st, k->hash, b->text + b->res[b->recs[i].line].off) ? 1 : 2;
+      k->state = make_template(st, k->hash, b->text + r->off, r->len) ? 1 : 2;
   }
-  st->lines_done += b->n;
-  gen_release(b->g);
-  b->g = NULL;
+  b->nrecs = 0;
+  atomic_fetch_sub(&st->held, b->olen + b->elen);
+  b->olen = b->elen = 0;
+  st->lines_done += b->done - b->written;
+  b->written = b->done;
   if (c->io->write_failed) st->stop = st->fatal = 1;
   /* keep memory flat: no batch keeps a buffer made big by one huge line */
-  if (b->ocap > ((size_t)8 << 20)) free(b->out), b->out = NULL, b->ocap = 0;
-  if (b->ecap > ((size_t)1 << 20)) free(b->err), b->err = NULL, b->ecap = 0;
-  if (b->tcap > ((size_t)8 << 20)) free(b->text), b->text = NULL, b->tcap = 0;
+  if (b->ocap > 2 * LN_BATCH_BYTES) free(b->out), b->out = NULL, b->ocap = 0;
+  if (b->ecap > 2 * LN_BATCH_BYTES) free(b->err), b->err = NULL, b->ecap = 0;
+}
+
+/* Writes b, whose first chunk has run: the rest runs here, chunk after chunk, with the main
+ * thread's cli w. Then b is let go of. */
+static void write_batch(stream *st, batch *b, cli *w) {
+  write_chunk(st, b);
+  while (!st->stop && b->done < b->n) {
+    run_batch(st, w, b, 0);
+    write_chunk(st, b);
+  }
+  atomic_fetch_sub(&st->held, b->theld);
+  b->tlen = b->theld = 0;
+  if (b->tcap > 2 * LN_BATCH_BYTES) free(b->text), b->text = NULL, b->tcap = 0;
+  gen_release(b->g);
+  b->g = NULL;
   if (!st->stop && st->lines_done >= st->next_window) window_end(st);
 }
 
@@ -179,7 +270,7 @@ static void *worker_main(void *arg) {
     b->state = 2;
     st->next_take = (st->next_take + 1) % st->nslots;
     pthread_mutex_unlock(&st->mu);
-    run_batch(&x->w, b);
+    run_batch(st, &x->w, b, 1);
     pthread_mutex_lock(&st->mu);
     b->state = 3;
     pthread_cond_broadcast(&st->done);
@@ -202,7 +293,8 @@ static int worker_init(worker *x, stream *st) {
   return 1;
 }
 
-/* Runs the stream; returns the exit status. fixed: the trees given on the command line. */
+/* Runs the stream; returns the exit status. fixed: the trees given on the command line, nodes
+ * of c->a, which is frozen: the base of every generation. */
 static int run_lines(cli *c, const gv_node *const *fixed, size_t nfixed, const char *const *srcs,
                      size_t nsrcs) {
   static const char *const stdin_only[] = {"-"};
@@ -212,43 +304,54 @@ static int run_lines(cli *c, const gv_node *const *fixed, size_t nfixed, const c
   st.nfixed = nfixed;
   st.srcs = nsrcs ? srcs : stdin_only;
   st.nsrcs = nsrcs ? nsrcs : 1;
+  st.out = c->io->out ? c->io->out : stdout;
+  st.err = c->io->err ? c->io->err : stderr;
   st.window = LN_WINDOW_FIRST;
   st.batch_lines = LN_BATCH_LINES;
   const char *bl = getenv("GROVE_LINES_BATCH"); /* small batches: the tests of --jobs */
   if (bl && atoi(bl) > 0) st.batch_lines = (size_t)atoi(bl);
   st.next_window = LN_WINDOW_FIRST;
   size_t jobs = c->jobs ? c->jobs : 1;
-  const gv_node **rules = calloc(c->nrules + 1, sizeof *rules);
-  st.counts = calloc(LN_COUNT_CAP, sizeof *st.counts);
-  worker *ws = calloc(jobs, sizeof *ws);
   st.nslots = jobs == 1 ? 1 : 2 * jobs + 2;
+  st.line_max = c->max_bytes ? c->max_bytes : SIZE_MAX;
+  st.hold_max = st.nslots * 2 * LN_BATCH_BYTES; /* a batch text buffer grows by doubling */
+  if (c->max_bytes > st.hold_max) st.hold_max = c->max_bytes;
+  st.fixed = calloc(nfixed + 1, sizeof *st.fixed);
+  st.rules = calloc(c->nrules + 1, sizeof *st.rules);
+  st.counts = calloc(LN_COUNT_CAP, sizeof *st.counts);
+  st.rbuf = malloc(LN_READ_BYTES);
+  worker *ws = calloc(jobs + 1, sizeof *ws); /* ws[jobs]: the main thread's */
   st.slots = calloc(st.nslots, sizeof *st.slots);
   int rc = 0;
-  if (!rules || !st.counts || !ws || !st.slots || gv_arena_new(NULL, &st.scratch) != GV_OK ||
-      gv_arena_new(NULL, &st.staging) != GV_OK) {
+  if (!st.fixed || !st.rules || !st.counts || !st.rbuf || !ws || !st.slots ||
+      staging_new(&st, &st.staging) != GV_OK) {
     rc = oom();
     goto out;
   }
+  for (size_t i = 0; i < nfixed; i++)
+    st.fixed[i] = fixed[i];
   for (size_t i = 0; i < c->nrules; i++)
-    rules[i] = c->rules[i].node;
-  st.cur = gen_make(&st, fixed, rules, NULL, NULL, 0);
+    st.rules[i] = c->rules[i].node;
+  (void)gv_arena_freeze(c->a);
+  st.cur = gen_make(&st, NULL, NULL, 0);
   if (!st.cur) {
     rc = oom();
     goto out;
   }
   size_t started = 0;
-  for (size_t i = 0; i < jobs; i++)
+  for (size_t i = 0; i <= jobs; i++)
     if (!worker_init(&ws[i], &st)) {
       rc = oom();
       goto out;
     }
+  cli *mainw = &ws[jobs].w;
   if (jobs == 1) {
     batch *b = &st.slots[0];
     while (!st.stop && fill_batch(&st, b)) {
       b->g = st.cur;
       st.cur->refs++;
-      run_batch(&ws[0].w, b);
-      write_batch(&st, b);
+      run_batch(&st, mainw, b, 0);
+      write_batch(&st, b, mainw);
     }
   } else {
     pthread_mutex_init(&st.mu, NULL);
@@ -257,12 +360,14 @@ static int run_lines(cli *c, const gv_node *const *fixed, size_t nfixed, const c
     for (; started < jobs; started++)
       if (pthread_create(&ws[started].th, NULL, worker_main, &ws[started]) != 0) break;
     if (started == 0) {
-      fprintf(stderr, "grove: error: cannot start a thread\n");
+      errf(NULL, "grove: error: cannot start a thread\n");
       st.fatal = 1;
     }
     size_t fill = 0, write = 0, inflight = 0;
     while (started) {
-      if (!st.eof && !st.stop && inflight < st.nslots) {
+      /* a new batch while there is a free slot and the stream holds less than hold_max */
+      if (!st.eof && !st.stop && inflight < st.nslots &&
+          (inflight == 0 || atomic_load(&st.held) < st.hold_max)) {
         batch *b = &st.slots[fill];
         if (fill_batch(&st, b)) {
           b->g = st.cur;
@@ -282,7 +387,7 @@ static int run_lines(cli *c, const gv_node *const *fixed, size_t nfixed, const c
       while (b->state != 3)
         pthread_cond_wait(&st.done, &st.mu);
       pthread_mutex_unlock(&st.mu);
-      write_batch(&st, b); /* after --fail-fast tripped: only releases it */
+      write_batch(&st, b, mainw); /* after --fail-fast tripped: only releases it */
       pthread_mutex_lock(&st.mu);
       b->state = 0;
       pthread_mutex_unlock(&st.mu);
@@ -310,29 +415,32 @@ static int run_lines(cli *c, const gv_node *const *fixed, size_t nfixed, const c
     while (f && fgets(buf, sizeof buf, f))
       if (strncmp(buf, "VmHWM:", 6) == 0) hwm = strtol(buf + 6, NULL, 10);
     if (f) fclose(f);
-    fprintf(stderr,
+    fprintf(st.err,
             "grove: lines %" PRIu64 ", bad %" PRIu64 ", parents %zu, templates %zu, peak RSS %ld "
             "KiB\n",
             st.lines_done, st.bad_lines, st.rebuilds + 1, st.cur ? st.cur->ntmpl : 0, hwm);
   }
 out:
-  if (st.f && st.f != stdin) fclose(st.f);
-  free(st.line);
+  if (st.f) close_source(&st);
+  free(st.rbuf);
   for (size_t i = 0; st.slots && i < st.nslots; i++) {
     gen_release(st.slots[i].g);
     batch_free(&st.slots[i]);
   }
-  for (size_t i = 0; ws && i < jobs; i++)
+  for (size_t i = 0; ws && i <= jobs; i++) {
     free(ws[i].w.rules);
+    free(ws[i].w.buf);
+    free(ws[i].w.ebuf);
+  }
   free(ws);
   free(st.slots);
   gen_release(st.cur);
-  gv_arena_free(st.scratch);
   gv_arena_free(st.staging);
   free(st.counts);
   free((void *)st.pend);
   free(st.phash);
-  free((void *)rules);
+  free((void *)st.fixed);
+  free((void *)st.rules);
   return rc;
 }
 

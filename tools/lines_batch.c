@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,42 +38,48 @@ static void note_keysets(batch *b, size_t line, const gv_arena *a) {
   }
 }
 
-/* The error of a line, without the parse error's own "line 1, " (a line is one line). */
-static void line_error(cli *w, gv_status s, const gv_error *e) {
-  if (s == GV_EPARSE || (e && e->line)) {
-    char msg[sizeof e->msg];
-    size_t n = 0;
-    const char *p = e->msg;
-    if (strncmp(p, "line ", 5) != 0 && e->column)
-      n = (size_t)snprintf(msg, sizeof msg, "column %zu: ", e->column);
-    while (*p && n + 1 < sizeof msg) {
-      const char *l = strstr(p, "line ");
-      const char *c = l ? strchr(l, ',') : NULL;
-      if (!l || !c || strncmp(c, ", column ", 9) != 0) {
-        n += (size_t)snprintf(msg + n, sizeof msg - n, "%s", p);
-        break;
-      }
-      n += (size_t)snprintf(msg + n, sizeof msg - n, "%.*s", (int)(l - p), p);
-      p = c + 2; /* "column ..." */
-    }
-    msg[n < sizeof msg ? n : sizeof msg - 1] = '\0';
-    errf(w, "grove: error: %s\n", msg);
-    return;
-  }
+/* The error of a line. A parse error keeps the reader's "line 1, column C: ..." (a line is one
+ * line): the writer puts the line's number in the stream in place of its 1. */
+static void line_error(cli *w, gv_status s, gv_error *e, const char *text, size_t len) {
+  if (s == GV_EPARSE) mark_cut_name(e, text, len);
   (void)report(w, s, e, NULL);
 }
 
-/* Runs the operation on one line in a child of g. Returns 0, or 1 for a failed line. */
-static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size_t line) {
+/* A failed allocation of the tool's own (not the arena's). */
+static int oom_line(cli *w) {
+  errf(w, "grove: error: out of memory\n");
+  return 1;
+}
+
+/* The budget of a line's output: what its text and its arena leave of --max-bytes. */
+static void limit_output(cli *w, const gv_arena *a, size_t start, size_t len) {
+  if (!w->max_bytes) return;
+  gv_stats st;
+  gv_arena_stats(a, &st);
+  size_t used = len + st.bytes_reserved;
+  w->out_limit = start + (used < w->max_bytes ? w->max_bytes - used : 0);
+  if (w->out_limit == 0) w->out_limit = 1; /* 0 would mean no end */
+}
+
+/* Runs the operation on one line in a child of g. Returns 0, or 1 for a failed line. Every
+ * byte the line costs counts in --max-bytes: its text, its arena, its output. */
+static int run_line(cli *w, gen *g, const lres *r, const char *text, batch *b, size_t line) {
+  size_t len = r->len;
+  if (r->too_long) {
+    errf(w, "grove: error: line too long: more than --max-bytes %zu bytes\n", w->max_bytes);
+    return 1;
+  }
   gv_arena_config cfg;
   memset(&cfg, 0, sizeof cfg);
-  cfg.max_bytes = w->max_bytes;
+  if (w->max_bytes) cfg.max_bytes = w->max_bytes > len ? w->max_bytes - len : 1;
   cfg.max_output = w->max_output;
   cfg.parent = g->p;
   gv_arena *a = NULL;
   size_t before = w->len;
+  w->out_limit = 0;
+  w->out_over = 0;
   if (gv_arena_new(&cfg, &a) != GV_OK) {
-    errf(w, "grove: error: out of memory budget (--max-bytes %zu)\n", w->max_bytes);
+    out_of_memory(w, NULL);
     return 1;
   }
   w->a = a;
@@ -83,10 +90,12 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
   int rc = 0;
   gv_status s = gv_parse(a, text, len, &t, &e);
   if (s != GV_OK) {
-    line_error(w, s, &e);
+    line_error(w, s, &e, text, len);
     gv_arena_free(a);
+    w->a = NULL;
     return 1;
   }
+  limit_output(w, a, before, len);
   const gv_node *fixed0 = g->fixed[0];
   switch (w->op) {
   case OP_FLATTEN: {
@@ -98,7 +107,7 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
     const gv_node **leaves =
         nl > SIZE_MAX / sizeof(gv_node *) ? NULL : malloc((size_t)nl * sizeof *leaves + 1);
     if (!leaves) {
-      errf(w, "grove: error: out of memory\n");
+      (void)oom_line(w);
       rc = 1;
       break;
     }
@@ -122,6 +131,7 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
   case OP_IS_NESTED: {
     int nested = gv_is_nested(t);
     put_s(w, w->json ? (nested ? "true\n" : "false\n") : (nested ? "True\n" : "False\n"));
+    if (!nested) rc = 2; /* a result, and a negative answer: a failed line (exit 1) */
     break;
   }
   case OP_PACK_SEQUENCE_AS: {
@@ -133,7 +143,7 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
     size_t k = gv_arity(t);
     const gv_node **items = malloc(k * sizeof *items + 1);
     if (!items) {
-      errf(w, "grove: error: out of memory\n");
+      (void)oom_line(w);
       rc = 1;
       break;
     }
@@ -186,27 +196,34 @@ static int run_line(cli *w, gen *g, const char *text, size_t len, batch *b, size
     break;
   }
   if (rc == 0 && s == GV_OK && out) {
+    limit_output(w, a, before, len);
     s = print_node(w, out, &e);
     if (s == GV_OK) put_s(w, "\n");
   }
-  if (rc == 0 && s == GV_OK && w->buf_oom) {
-    errf(w, "grove: error: out of memory (output)\n");
+  if (w->buf_oom) { /* the output went over the line's budget, or could not be kept */
+    w->len = before;
+    if (w->out_over)
+      out_of_memory(w, "output");
+    else
+      errf(w, "grove: error: out of memory (output)\n");
+    w->buf_oom = w->out_over = 0;
     rc = 1;
   } else if (rc == 0 && s != GV_OK) {
-    line_error(w, s, &e);
+    line_error(w, s, &e, text, len);
     rc = 1;
   }
   if (rc == 1) w->len = before; /* no half result */
   if (rc != 1) note_keysets(b, line, a);
   gv_arena_free(a);
   w->a = NULL;
+  w->out_limit = 0;
   return rc ? 1 : 0;
 }
 
-/* Runs every line of b; its outputs and errors go into b. */
-void run_batch(cli *w, batch *b) {
+/* Runs the next chunk of b's lines; its outputs and errors go into b (from their start). */
+void run_batch(stream *st, cli *w, batch *b, int worker) {
   b->nrecs = 0;
-  for (size_t i = 0; i < w->nrules; i++) /* the rules' replacements live in the batch's parent */
+  for (size_t i = 0; i < w->nrules; i++) /* the rules' replacements live in the base arena */
     w->rules[i].node = b->g->rules[i];
   w->buffered = 1;
   w->buf = b->out;
@@ -216,19 +233,26 @@ void run_batch(cli *w, batch *b) {
   w->ebuf = b->err;
   w->ecap = b->ecap;
   w->elen = 0;
-  for (size_t i = 0; i < b->n; i++) {
-    size_t before = w->len;
+  size_t first = b->done;
+  for (size_t i = first; i < b->n; i++) {
+    size_t before = w->len, ebefore = w->elen;
+    if (i > first && w->len + w->elen > LN_BATCH_BYTES &&
+        (!worker || atomic_load(&st->held) > st->hold_max))
+      break; /* the rest is the next chunk's */
     w->buf_oom = 0;
-    int bad = run_line(w, b->g, b->text + b->res[i].off, b->res[i].len, b, i);
-    if (bad && w->buf_oom) w->len = before; /* the output buffer failed: nothing of the line */
+    int bad = run_line(w, b->g, &b->res[i], b->text + b->res[i].off, b, i);
     b->res[i].failed = bad;
     b->res[i].oend = w->len;
     b->res[i].eend = w->elen;
+    b->done = i + 1;
+    atomic_fetch_add(&st->held, (w->len - before) + (w->elen - ebefore));
   }
   b->out = w->buf;
   b->ocap = w->cap;
+  b->olen = w->len;
   b->err = w->ebuf;
   b->ecap = w->ecap;
+  b->elen = w->elen;
   w->buf = NULL;
   w->ebuf = NULL;
   w->len = w->cap = w->elen = w->ecap = 0;

@@ -9,53 +9,68 @@
 
 void gen_release(gen *g) {
   if (!g || --g->refs) return;
-  gv_arena_free(g->p);
-  free((void *)g->fixed);
-  free((void *)g->rules);
+  if (g->own) gv_arena_free(g->p);
+  if (g->live) --*g->live;
   free(g->thash);
   free((void *)g->tmpl);
   free(g);
 }
 
-/* A new generation holding the fixed trees of old (or base, the first time) and the
- * templates tmpl[0..n). NULL when out of memory. */
-gen *gen_make(stream *st, const gv_node *const *fixed, const gv_node *const *rules,
-              const uint64_t *hashes, const gv_node *const *tmpl, size_t n) {
+/* The budget of the templates: each generation's and the staging arena's. */
+static size_t tmpl_budget(const stream *st) {
+  size_t m = st->c->max_bytes;
+  return m ? (m / 4 ? m / 4 : 1) : 0;
+}
+
+/* A new generation holding the templates tmpl[0..n) over the frozen arena of the fixed trees
+ * (the cli's: they are never copied). NULL when out of memory. */
+gen *gen_make(stream *st, const uint64_t *hashes, const gv_node *const *tmpl, size_t n) {
   cli *c = st->c;
+  gv_arena *base = c->a;
   gen *g = calloc(1, sizeof *g);
   if (!g) return NULL;
-  gv_arena_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.max_bytes = LN_PARENT_BYTES;
-  cfg.max_output = c->max_output;
-  g->fixed = calloc(st->nfixed + 1, sizeof *g->fixed);
-  g->rules = calloc(c->nrules + 1, sizeof *g->rules);
   g->thash = calloc(n + 1, sizeof *g->thash);
   g->tmpl = calloc(n + 1, sizeof *g->tmpl);
   g->refs = 1;
-  if (!g->fixed || !g->rules || !g->thash || !g->tmpl || gv_arena_new(&cfg, &g->p) != GV_OK) {
-    g->p = NULL;
+  g->fixed = st->fixed;
+  g->rules = st->rules;
+  g->p = base;
+  if (!g->thash || !g->tmpl) {
     gen_release(g);
     return NULL;
   }
-  gv_status s = GV_OK;
-  for (size_t i = 0; i < st->nfixed && s == GV_OK; i++)
-    s = gv_copy(g->p, fixed[i], &g->fixed[i], NULL);
-  for (size_t i = 0; i < c->nrules && s == GV_OK; i++)
-    if (rules[i]) s = gv_copy(g->p, rules[i], &g->rules[i], NULL);
-  if (s != GV_OK) {
-    gen_release(g);
-    return NULL;
+  if (n) {
+    gv_arena_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_bytes = tmpl_budget(st);
+    cfg.max_output = c->max_output;
+    cfg.parent = base;
+    if (gv_arena_new(&cfg, &g->p) != GV_OK) {
+      g->p = NULL;
+      gen_release(g);
+      return NULL;
+    }
+    g->own = 1;
+    for (size_t i = 0; i < n; i++) { /* a template that does not fit is left out */
+      if (gv_copy(g->p, tmpl[i], &g->tmpl[g->ntmpl], NULL) != GV_OK) break;
+      g->thash[g->ntmpl++] = hashes[i];
+    }
+    (void)gv_arena_freeze(g->p);
   }
-  for (size_t i = 0; i < n; i++) { /* a template that does not fit is left out */
-    if (gv_copy(g->p, tmpl[i], &g->tmpl[g->ntmpl], NULL) != GV_OK) break;
-    g->thash[g->ntmpl++] = hashes[i];
-  }
-  (void)gv_arena_freeze(g->p);
+  g->live = &st->live_gens;
+  st->live_gens++;
   return g;
 }
 
 /* ---- the stream: statistics and new parents (main thread) ---- */
+
+/* An arena for the templates staged until the next parent (their budget). */
+gv_status staging_new(stream *st, gv_arena **out) {
+  gv_arena_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_bytes = tmpl_budget(st);
+  return gv_arena_new(&cfg, out);
+}
 
 kcount *count_slot(stream *st, uint64_t h, int add) {
   size_t mask = LN_COUNT_CAP - 1, i = (size_t)(h * UINT64_C(0x9E3779B97F4A7C15) >> 40) & mask;
@@ -72,17 +87,20 @@ kcount *count_slot(stream *st, uint64_t h, int add) {
 
 /* A template for the keyset with hash h found in text: parsed again in the scratch arena,
  * its keys copied into the staging arena as a dict {k: None, ...}. */
-int make_template(stream *st, uint64_t h, const char *text) {
+int make_template(stream *st, uint64_t h, const char *text, size_t len) {
   if (st->npend + (st->cur ? st->cur->ntmpl : 0) >= LN_TEMPLATES) return 0;
-  gv_mark m = gv_arena_mark(st->scratch);
-  gv_stats s0, s1;
-  gv_arena_stats(st->scratch, &s0);
+  gv_arena_config cfg; /* the line again, in an arena of the line's budget, freed at once */
+  memset(&cfg, 0, sizeof cfg);
+  cfg.max_bytes = st->c->max_bytes;
+  gv_arena *scratch = NULL;
+  if (gv_arena_new(&cfg, &scratch) != GV_OK) return 0;
+  gv_stats s1;
   const gv_node *t = NULL, *tmpl = NULL;
   int ok = 0;
-  if (gv_parse(st->scratch, text, strlen(text), &t, NULL) == GV_OK) {
-    gv_arena_stats(st->scratch, &s1);
-    for (size_t i = s0.nodes; i < s1.nodes && !tmpl; i++) {
-      const gv_node *d = gv_arena_node_at(st->scratch, i);
+  if (gv_parse(scratch, text, len, &t, NULL) == GV_OK) {
+    gv_arena_stats(scratch, &s1);
+    for (size_t i = 0; i < s1.nodes && !tmpl; i++) {
+      const gv_node *d = gv_arena_node_at(scratch, i);
       gv_node_kind k = gv_kind(d);
       if (k != GV_DICT && k != GV_ODICT && k != GV_DDICT) continue;
       const gv_node *ks = gv_meta(d); /* a keyset's children are its keys, in its order */
@@ -109,7 +127,7 @@ int make_template(stream *st, uint64_t h, const char *text) {
     st->phash[st->npend++] = h;
     ok = 1;
   }
-  (void)gv_arena_rollback(st->scratch, &m);
+  gv_arena_free(scratch);
   return ok;
 }
 
@@ -122,9 +140,15 @@ static void reset_counts(stream *st) {
   }
 }
 
-/* The end of a window: a new parent if its templates would change. */
+/* The end of a window: a new parent if its templates would change. Not while an older
+ * generation is still in use by batches in flight: then at the next batch written, so that at
+ * most two are held. */
 void window_end(stream *st) {
   gen *g = st->cur;
+  if (st->live_gens > 1) {
+    st->next_window = st->lines_done + 1;
+    return;
+  }
   size_t n = 0, cap = g->ntmpl + st->npend;
   const gv_node **t = malloc(cap * sizeof *t + 1);
   uint64_t *h = malloc(cap * sizeof *h + 1);
@@ -142,7 +166,7 @@ void window_end(stream *st) {
       h[n++] = st->phash[i];
     }
     if (kept < g->ntmpl || st->npend) {
-      gen *ng = gen_make(st, g->fixed, g->rules, h, t, n);
+      gen *ng = gen_make(st, h, t, n);
       if (ng) {
         gen_release(st->cur);
         st->cur = ng;
@@ -154,7 +178,7 @@ void window_end(stream *st) {
   free(h);
   /* a fresh staging arena, and fresh counts */
   gv_arena *ns = NULL;
-  if (gv_arena_new(NULL, &ns) == GV_OK) {
+  if (staging_new(st, &ns) == GV_OK) {
     gv_arena_free(st->staging);
     st->staging = ns;
   }

@@ -58,7 +58,7 @@ static const char *arg_bytes(cli_io *io, const char *arg, size_t *len, char **ow
     if (!io->stdin_read) {
       io->stdin_buf = read_all(stdin, &io->stdin_len);
       if (!io->stdin_buf) {
-        fprintf(stderr, "grove: error: cannot read standard input: %s\n", strerror(errno));
+        errf(NULL, "grove: error: cannot read standard input: %s\n", strerror(errno));
         return NULL;
       }
       io->stdin_read = 1;
@@ -70,15 +70,14 @@ static const char *arg_bytes(cli_io *io, const char *arg, size_t *len, char **ow
     errno = 0;
     FILE *f = fopen(arg + 1, "rb");
     if (!f) {
-      fprintf(stderr, "grove: error: cannot read '%s': %s\n", arg + 1,
-              strerror(errno ? errno : ENOENT));
+      errf(NULL, "grove: error: cannot read '%s': %s\n", arg + 1, strerror(errno ? errno : ENOENT));
       return NULL;
     }
     char *buf = read_all(f, len);
     int e = errno;
     fclose(f);
     if (!buf) {
-      fprintf(stderr, "grove: error: cannot read '%s': %s\n", arg + 1, strerror(e ? e : EIO));
+      errf(NULL, "grove: error: cannot read '%s': %s\n", arg + 1, strerror(e ? e : EIO));
       return NULL;
     }
     *owned = buf;
@@ -125,13 +124,14 @@ static int load_arg(cli *c, const char *arg, size_t idx, const gv_node **out) {
       len -= 3;
     }
     s = gv_parse(c->a, data, len, out, &e);
+    if (s == GV_EPARSE) mark_cut_name(&e, data, len);
   }
   free(owned);
   if (s == GV_OK) return 0;
   int rc = report(c, s, &e, what);
   struct stat st;
   if (from_cmdline && s != GV_ENOMEM && stat(arg, &st) == 0 && S_ISREG(st.st_mode))
-    fprintf(stderr, "grove: hint: '%s' is a file; did you mean @%s?\n", arg, arg);
+    errf(NULL, "grove: hint: '%s' is a file; did you mean @%s?\n", arg, arg);
   return rc;
 }
 

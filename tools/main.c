@@ -40,8 +40,7 @@ static int flush_kept(cli *c) {
   if (ok && c->len && fwrite(c->buf, 1, c->len, f) != c->len) ok = 0;
   if (f && fclose(f) != 0) ok = 0;
   if (!ok) {
-    fprintf(stderr, "grove: error: cannot write '%s': %s\n", c->output,
-            strerror(errno ? errno : EIO));
+    errf(NULL, "grove: error: cannot write '%s': %s\n", c->output, strerror(errno ? errno : EIO));
     return 2;
   }
   return 0;
@@ -134,7 +133,7 @@ static int cli_main(cli_io *io, size_t argc, const char *const *argv) {
     goto out;
   }
   if (npos == 0) {
-    fputs("grove: error: no operation given\n", stderr);
+    errf(NULL, "grove: error: no operation given\n");
     fputs(USAGE, stderr);
     rc = 2;
     goto out;
@@ -148,8 +147,8 @@ static int cli_main(cli_io *io, size_t argc, const char *const *argv) {
     if (given[k]->ops & ON(c.op)) continue;
     char scope[128];
     opt_scope(given[k], scope, sizeof scope);
-    fprintf(stderr, "grove: error: option %s does not apply to %s%s%s%s\n", spelled[k], def->name,
-            scope[0] ? " (it is for " : "", scope, scope[0] ? ")" : "");
+    errf(NULL, "grove: error: option %s does not apply to %s%s%s%s\n", spelled[k], def->name,
+         scope[0] ? " (it is for " : "", scope, scope[0] ? ")" : "");
     fputs(USAGE, stderr);
     rc = 2;
     goto out;
@@ -162,6 +161,7 @@ static int cli_main(cli_io *io, size_t argc, const char *const *argv) {
     rc = usage_error("%s works with --lines", c.jobs ? "--jobs" : "--fail-fast");
     goto out;
   }
+  if (!c.max_bytes_set) c.max_bytes = c.lines ? LN_MAX_BYTES : CLI_MAX_BYTES;
   if (c.lines) {
     if (c.op == OP_CONVERT && c.to && strcmp(c.to, "wire") == 0) {
       rc = usage_error("%s", "--lines writes text: --to wire does not apply");
@@ -220,7 +220,7 @@ out:
   free((void *)given);
   free((void *)pos);
   if (fflush(stdout) != 0) io->write_failed = 1;
-  if (io->write_failed && rc == 0) {
+  if (io->write_failed && rc < 2) { /* a negative answer's output lost too */
     fputs("grove: error: cannot write output\n", stderr);
     rc = 2;
   }
@@ -233,7 +233,7 @@ int main(int argc, char **argv) {
   cli_io io;
   memset(&io, 0, sizeof io);
   int rc = cli_main(&io, argc > 0 ? (size_t)(argc - 1) : 0, (const char *const *)(argv + 1));
-  if (fflush(stdout) != 0 && rc == 0) {
+  if (fflush(stdout) != 0 && rc < 2) {
     fputs("grove: error: cannot write output\n", stderr);
     rc = 2;
   }

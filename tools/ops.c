@@ -71,10 +71,7 @@ static gv_status star_to_none(void *ctx, gv_arena *a, const gv_node *const *valu
 /* Whether flatten's output of t would be over --max-output; if so, says so (errf). */
 int flatten_too_big(cli *c, const gv_node *t) {
   if (!c->max_output || gv_expanded_size(t) <= c->max_output) return 0;
-  errf(c,
-       "grove: error: output too large: the tree written out is %" PRIu64
-       " nodes and bytes, more than --max-output %" PRIu64 "\n",
-       gv_expanded_size(t), c->max_output);
+  too_large(c);
   return 1;
 }
 
@@ -127,8 +124,8 @@ int run_op(cli *c, const char *const *args, size_t n) {
 
   if (c->op == OP_CONVERT && c->to && strcmp(c->to, "wire") == 0 && !c->output &&
       isatty(fileno(stdout))) {
-    fprintf(stderr, "grove: error: convert: refusing to write binary output to a terminal "
-                    "(use -o FILE or redirect standard output)\n");
+    errf(NULL, "grove: error: convert: refusing to write binary output to a terminal "
+               "(use -o FILE or redirect standard output)\n");
     rc = 2;
     goto done;
   }
@@ -167,11 +164,24 @@ int run_op(cli *c, const char *const *args, size_t n) {
     gv_error pe;
     memset(&pe, 0, sizeof pe);
     path_ctx p = {c, &pe, 0, 0, c->out_bytes};
+    /* Paths repeat their keys, so the size written is known only by writing it: text goes to
+     * standard output as it comes, so it is first measured (dry), and refused before anything
+     * is written when it is over --max-output. (--json keeps its document until the end.) */
+    if (c->max_output && !c->buffered) {
+      c->dry = 1;
+      s = gv_walk_paths(c->a, t, path_fn, &p, &e);
+      c->dry = 0;
+      c->out_bytes = p.start;
+      if (!p.too_big && s != GV_OK) {
+        if (pe.status != GV_OK) e = pe;
+        break;
+      }
+      p.count = 0;
+    }
     if (c->json) put_s(c, "[");
-    s = gv_walk_paths(c->a, t, path_fn, &p, &e);
+    if (!p.too_big) s = gv_walk_paths(c->a, t, path_fn, &p, &e);
     if (p.too_big) {
-      fprintf(stderr, "grove: error: output too large: more than --max-output %" PRIu64 " bytes\n",
-              c->max_output);
+      too_large(c);
       rc = 2;
       goto done;
     }
@@ -191,7 +201,7 @@ int run_op(cli *c, const char *const *args, size_t n) {
   case OP_PACK_SEQUENCE_AS: {
     const gv_node *l = trees[1];
     if (gv_kind(l) != GV_LIST) {
-      fprintf(stderr, "grove: error: pack-sequence-as: the leaves (argument 2) must be a list\n");
+      errf(NULL, "grove: error: pack-sequence-as: the leaves (argument 2) must be a list\n");
       rc = 2;
       goto done;
     }

@@ -5,7 +5,6 @@
  * against the same tables. */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +54,7 @@ const optdef OPTS[] = {
     {OPT_VERSION, "--version", 'V', NO_VALUE, NULL, ALL_OPS, "grove's version"},
     {OPT_JSON, "--json", 0, NO_VALUE, NULL, TREE_OPS, "print one JSON document"},
     {OPT_MAX_BYTES, "--max-bytes", 0, VALUE, "N", TREE_OPS,
-     "bound the arena (--lines: each line's) to N bytes"},
+     "bound memory to N bytes (default 1e9; --lines: 5e7 a line; 0: none)"},
     {OPT_MAX_OUTPUT, "--max-output", 0, VALUE, "N", TREE_OPS,
      "refuse output over N nodes+bytes (default 1e8; 0: none)"},
     {OPT_NONE_IS_LEAF, "--none-is-leaf", 0, EQ_VALUE, "BOOL", ON(OP_MAP),
@@ -164,22 +163,39 @@ void print_version(cli *c) {
 }
 
 int usage_error(const char *fmt, const char *detail) {
-  fputs("grove: error: ", stderr);
-  fprintf(stderr, fmt, detail);
-  fputc('\n', stderr);
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, detail);
+  errf(NULL, "grove: error: %s\n", msg);
   fputs(USAGE, stderr);
   return 2;
 }
 
 /* ---- applying an option ---- */
 
-/* A whole decimal number in 0..max (no sign, no blanks); 1 and *out set, or 0. */
+/* A whole number in 0..max: decimal digits, optionally times a power of ten written eDIGITS
+ * (1e8, 64e6; no sign, no blanks, no fraction); 1 and *out set, or 0. */
 static int parse_uint(const char *val, uint64_t max, uint64_t *out) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long long v = strtoull(val, &end, 10);
-  if (!*val || *end || errno || val[0] == '-' || v > max) return 0;
-  *out = (uint64_t)v;
+  uint64_t v = 0;
+  const char *p = val;
+  if (*p < '0' || *p > '9') return 0;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (v > (max - d) / 10) return 0;
+    v = v * 10 + d;
+  }
+  if (*p == 'e' || *p == 'E') {
+    p++;
+    unsigned x = 0;
+    if (*p < '0' || *p > '9') return 0;
+    for (; *p >= '0' && *p <= '9' && x < 100; p++)
+      x = x * 10 + (unsigned)(*p - '0');
+    for (; x && v; x--) {
+      if (v > max / 10) return 0;
+      v *= 10;
+    }
+  }
+  if (*p) return 0;
+  *out = v;
   return 1;
 }
 
@@ -196,6 +212,7 @@ int set_option(cli *c, const optdef *o, const char *val) {
     uint64_t v;
     if (!parse_uint(val, SIZE_MAX, &v)) return usage_error("bad --max-bytes value '%s'", val);
     c->max_bytes = (size_t)v;
+    c->max_bytes_set = 1;
     break;
   }
   case OPT_MAX_OUTPUT:

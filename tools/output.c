@@ -6,6 +6,7 @@
  * gv_status into its message and exit code. */
 #include "cli.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,22 +28,62 @@ int grow(void **p, size_t *cap, size_t need, size_t elem) {
   return 1;
 }
 
-/* An error line (or part of one) for stderr, or kept under capture. */
+/* text[0..n) made safe for a terminal into out (at most cap bytes, NUL-terminated): valid UTF-8
+ * is kept; C0 and C1 control characters, DEL and bytes that are not UTF-8 become \xNN; a newline is
+ * kept only as the last byte. Returns the length written. */
+size_t escape_text(const char *text, size_t n, char *out, size_t cap) {
+  const unsigned char *p = (const unsigned char *)text;
+  size_t o = 0;
+  for (size_t i = 0; i < n && o + 5 < cap;) {
+    unsigned ch = p[i];
+    size_t k = 1; /* the bytes of a valid character starting at i */
+    if (ch >= 0x80) {
+      size_t want = ch >= 0xf5 ? 0 : ch >= 0xf0 ? 4 : ch >= 0xe0 ? 3 : ch >= 0xc2 ? 2 : 0;
+      k = 1;
+      while (want && k < want && i + k < n && (p[i + k] & 0xc0) == 0x80)
+        k++;
+      if (!want || k != want)
+        k = 0;
+      else if (want == 3 && ((ch == 0xe0 && p[i + 1] < 0xa0) || (ch == 0xed && p[i + 1] >= 0xa0)))
+        k = 0; /* overlong, or a surrogate */
+      else if (want == 4 && ((ch == 0xf0 && p[i + 1] < 0x90) || (ch == 0xf4 && p[i + 1] >= 0x90)))
+        k = 0;
+      else if (want == 2 && ch == 0xc2 && p[i + 1] < 0xa0)
+        k = 0; /* a C1 control character, U+0080..U+009F */
+    } else if (ch < 0x20 || ch == 0x7f) {
+      k = (ch == '\n' && i + 1 == n) ? 1 : 0;
+    }
+    if (k) {
+      memcpy(out + o, p + i, k);
+      o += k;
+      i += k;
+    } else {
+      o += (size_t)snprintf(out + o, cap - o, "\\x%02x", ch);
+      i++;
+    }
+  }
+  out[o] = '\0';
+  return o;
+}
+
+/* An error line (or part of one) for stderr, or kept under capture; escaped (escape_text). */
 void errf(cli *c, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  if (!c || !c->capture) {
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    return;
-  }
-  char tmp[1024];
+  char tmp[1024], safe[4 * sizeof tmp + 8];
   int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
   if (n < 0) return;
   size_t len = (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1;
+  size_t flen = strlen(fmt);
+  if ((size_t)n >= sizeof tmp && flen && fmt[flen - 1] == '\n') tmp[len - 1] = '\n'; /* cut */
+  len = escape_text(tmp, len, safe, sizeof safe);
+  if (!c || !c->capture) {
+    fwrite(safe, 1, len, stderr);
+    return;
+  }
   if (!grow((void **)&c->ebuf, &c->ecap, c->elen + len + 1, 1)) return;
-  memcpy(c->ebuf + c->elen, tmp, len);
+  memcpy(c->ebuf + c->elen, safe, len);
   c->elen += len;
   c->ebuf[c->elen] = '\0';
 }
@@ -50,8 +91,13 @@ void errf(cli *c, const char *fmt, ...) {
 void put(cli *c, const char *data, size_t len) {
   if (len == 0) return;
   c->out_bytes += len;
+  if (c->dry) return; /* only measured */
   if (c->buffered) {
     if (c->buf_oom) return;
+    if (c->out_limit && (len > c->out_limit || c->len > c->out_limit - len)) {
+      c->buf_oom = c->out_over = 1; /* over the line's budget (--lines) */
+      return;
+    }
     if (len > SIZE_MAX - c->len || !grow((void **)&c->buf, &c->cap, c->len + len, 1)) {
       c->buf_oom = 1;
       return;
@@ -108,6 +154,41 @@ void put_json_string(cli *c, const char *s) {
   put_s(c, "\"");
 }
 
+/* The one wording of a refused output. */
+void too_large(cli *c) {
+  errf(c, "grove: error: output too large: more than --max-output %" PRIu64 "\n", c->max_output);
+}
+
+/* The one wording of a failed allocation: over the budget when one is set (--max-bytes, or its
+ * default), else the machine's own refusal. */
+void out_of_memory(cli *c, const char *what) {
+  if (c && c->max_bytes)
+    errf(c, "grove: error: %s%sout of memory budget (--max-bytes %zu)\n", what ? what : "",
+         what ? ": " : "", c->max_bytes);
+  else
+    errf(c, "grove: error: %s%sout of memory\n", what ? what : "", what ? ": " : "");
+}
+
+/* The reader cuts an unknown name at 64 bytes in its message: a longer one (told by the input at
+ * the error's offset) gets "..." before its closing quote. */
+void mark_cut_name(gv_error *e, const char *data, size_t len) {
+  static const char tag[] = "unknown name '";
+  char *q = strstr(e->msg, tag);
+  if (!q || e->offset >= len) return;
+  q += sizeof tag - 1;
+  size_t k = 0;
+  for (const unsigned char *d = (const unsigned char *)data + e->offset;
+       e->offset + k < len && (d[k] == '_' || d[k] >= 0x80 || (d[k] >= 'a' && d[k] <= 'z') ||
+                               (d[k] >= 'A' && d[k] <= 'Z') || (d[k] >= '0' && d[k] <= '9'));
+       k++)
+    ;
+  size_t have = strlen(q);
+  if (k <= 64 || have < 65 || q[64] != '\'' || have + 4 > sizeof e->msg - (size_t)(q - e->msg))
+    return;
+  memmove(q + 67, q + 64, have - 64 + 1);
+  memcpy(q + 64, "...", 3);
+}
+
 /* Reports a failed status; returns the exit code. what names the step. */
 int report(cli *c, gv_status s, const gv_error *e, const char *what) {
   const char *msg = (e && e->msg[0]) ? e->msg : gv_status_name(s);
@@ -116,7 +197,10 @@ int report(cli *c, gv_status s, const gv_error *e, const char *what) {
     return 2;
   }
   if (c->buf_oom) {
-    errf(c, "grove: error: out of memory (output)\n");
+    if (c->out_over)
+      out_of_memory(c, "output");
+    else
+      errf(c, "grove: error: out of memory (output)\n");
     return 2;
   }
   if (s == GV_EUSER && c->fnmsg[0]) {
@@ -124,17 +208,21 @@ int report(cli *c, gv_status s, const gv_error *e, const char *what) {
     return 2;
   }
   if (s == GV_ENOMEM) {
-    errf(c, "grove: error: %s%sout of memory budget\n", what ? what : "", what ? ": " : "");
+    out_of_memory(c, what);
     return 2;
   }
-  if (s == GV_EMISMATCH || s == GV_ECOUNT) {
-    errf(c, "grove: %s\n", msg);
+  if (s == GV_ERANGE && strstr(msg, "output too large")) {
+    too_large(c);
+    return 2;
+  }
+  if (s == GV_EMISMATCH || s == GV_ECOUNT) { /* a negative answer; under --lines a failed line */
+    errf(c, c->capture ? "grove: error: %s\n" : "grove: %s\n", msg);
     return 1;
   }
   errf(c, "grove: error: %s%s", what ? what : "", what ? ": " : "");
-  if (s == GV_EPARSE && e && e->line && !strstr(msg, "line "))
+  if (s == GV_EPARSE && e && e->line && strncmp(msg, "line ", 5) != 0)
     errf(c, "line %zu, column %zu: ", e->line, e->column);
-  errf(c, "%s%s\n", msg, s == GV_ERANGE && strstr(msg, "max_output") ? " (see --max-output)" : "");
+  errf(c, "%s\n", msg);
   return 2;
 }
 
@@ -144,6 +232,6 @@ gv_status print_node(cli *c, const gv_node *n, gv_error *e) {
 }
 
 int oom(void) {
-  fprintf(stderr, "grove: error: out of memory\n");
+  errf(NULL, "grove: error: out of memory\n");
   return 2;
 }

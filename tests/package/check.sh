@@ -4,7 +4,9 @@
 #   1. builds and installs grove twice, static and shared, each to a temporary prefix other
 #      than the one configured (so grove.pc must find its prefix by itself);
 #   2. checks what was installed, and that libgrove.so exports exactly the gv_ functions of
-#      include/grove.h (nm -D), with the soname of CHANGELOG.md's rule;
+#      include/grove.h (nm -D), with the soname of CHANGELOG.md's rule; runs the installed
+#      tool of both (no LD_LIBRARY_PATH: the shared one by its $ORIGIN RUNPATH, also after
+#      its prefix is moved);
 #   3. builds and runs tests/package/consumer.c through find_package (static, shared),
 #      pkg-config (static: plain --libs and --static; shared: plain --libs) and
 #      add_subdirectory (which must register none of grove's tests);
@@ -72,10 +74,36 @@ done
 [ -e "$DL/libgrove.a" ] && fail "shared: a static library was installed"
 got_soname=$(readelf -d "$DL/libgrove.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$got_soname" = "$soname" ] || fail "soname is '$got_soname', expected $soname"
-out=$("$S/bin/grove" --version) && [ "$out" = "grove $version" ] || fail "static grove --version: $out"
-out=$(LD_LIBRARY_PATH=$DL "$D/bin/grove" --version) && [ "$out" = "grove $version" ] ||
-  fail "shared grove --version: $out"
 echo "ok: $version, soname $soname"
+
+# The installed tool runs where it was installed, with nothing set in the environment (the
+# shared one finds libgrove.so through its RUNPATH, relative to itself), and moved with its
+# prefix it still runs.
+step "the installed tool runs"
+run_tool() { # $1 what, $2 the tool
+  local out
+  out=$(env -u LD_LIBRARY_PATH "$2" --version 2>&1) && [ "$out" = "grove $version" ] ||
+    fail "$1 grove --version: $out"
+  out=$(env -u LD_LIBRARY_PATH "$2" flatten "{'b': [1, 2], 'a': None}" 2>&1) &&
+    [ "$out" = $'None\n1\n2' ] || fail "$1 grove flatten: $out"
+  local rc=0
+  out=$(printf '[1]\n2\n' | env -u LD_LIBRARY_PATH "$2" is-nested --lines 2>&1) || rc=$?
+  [ $rc = 1 ] && [ "$out" = $'True\nFalse' ] || fail "$1 grove is-nested --lines ($rc): $out"
+  echo "ok: $1"
+}
+run_tool static "$S/bin/grove"
+run_tool shared "$D/bin/grove"
+readelf -d "$D/bin/grove" | grep -q 'R\(UN\)\?PATH.*\$ORIGIN/\.\./'"$shared_libdir" ||
+  fail "shared grove: no \$ORIGIN-relative RUNPATH: $(readelf -d "$D/bin/grove" | grep -i path)"
+loads() { # $1 executable, $2 the libgrove.so it must load (no LD_LIBRARY_PATH)
+  local got
+  got=$(env -u LD_LIBRARY_PATH ldd "$1" | sed -n "s|^[[:space:]]*$soname => \(.*\) (0x.*|\1|p")
+  [ -n "$got" ] && [ "$got" -ef "$2" ] || fail "$1 loads '$got', not $2"
+}
+loads "$D/bin/grove" "$DL/$soname"
+cp -a "$D" "$work/prefix-moved"
+run_tool "shared, prefix moved" "$work/prefix-moved/bin/grove"
+loads "$work/prefix-moved/bin/grove" "$work/prefix-moved/$shared_libdir/$soname"
 
 step "exported symbols of libgrove.so"
 nm -D --defined-only "$DL/libgrove.so" | awk '{print $NF}' | sort >"$work/exported"
