@@ -78,27 +78,6 @@ const void *gv_get_bytes(const gv_node *n, size_t *len) {
   return GV__BLOB(n)->data;
 }
 
-const char *gv_type_name(const gv_node *n, size_t *len) {
-  static const char *const names[] = {
-      "NULL",       "NoneType", "bool",   "int",    "float",  "str",         "bytes",
-      "handle",     "star",     "list",   "tuple",  "dict",   "OrderedDict", "defaultdict",
-      "namedtuple", "deque",    "custom", "keyset", "schema", "ctype"};
-  const char *s;
-  if (n && gv__kind(n) == GV_NAMEDTUPLE) {
-    s = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->data;
-    if (len) *len = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->len;
-    return s;
-  }
-  if (n && gv__kind(n) == GV_CUSTOM) {
-    const gv_node *nm = GV__CONT(GV__CONT(n)->meta)->kids[0];
-    if (len) *len = GV__BLOB(nm)->len;
-    return GV__BLOB(nm)->data;
-  }
-  s = names[n && gv__kind(n) <= GV_CTYPE ? gv__kind(n) : 0];
-  if (len) *len = strlen(s);
-  return s;
-}
-
 const gv_node *gv_meta(const gv_node *n) {
   if (!n) return NULL;
   if (gv__is_dict_kind(gv__kind(n)) || gv__kind(n) == GV_NAMEDTUPLE || gv__kind(n) == GV_CUSTOM)

@@ -644,7 +644,24 @@ gv_status gv__memo_put(gv__memo *m, const void *x, const void *y, uintptr_t v);
 void gv__memo_free(gv__memo *m);
 
 /* ---------------------------------------------------------------------------
- * Errors
+ * Text of nodes (repr.c): the floor, which calls no other file
+ * ------------------------------------------------------------------------- */
+/* A small append-only text buffer with a fixed capacity (truncates). */
+typedef struct gv__sbuf {
+  char *p;
+  size_t cap, len;
+  int truncated;
+} gv__sbuf;
+void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n);
+void gv__sbuf_puts(gv__sbuf *b, const char *s);
+/* Append the repr of a leaf or key (tuples of scalars included), e.g. 'a',
+ * 1, (1, 'x'). */
+void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
+/* Append a path "(0, 'a')" from entries. */
+void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
+
+/* ---------------------------------------------------------------------------
+ * Errors (errors.c)
  * ------------------------------------------------------------------------- */
 /* Fill err (if non-NULL) and return s. */
 gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3, 4);
@@ -656,20 +673,6 @@ gv_status gv__oom(gv_error *err);
 gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
 /* Ends err's message with "..." (it was cut somewhere). */
 void gv__err_cut(gv_error *err);
-
-/* A small append-only text buffer with a fixed capacity (truncates). */
-typedef struct gv__sbuf {
-  char *p;
-  size_t cap, len;
-  int truncated;
-} gv__sbuf;
-void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n);
-void gv__sbuf_puts(gv__sbuf *b, const char *s);
-/* Append the repr of a leaf or key (tuples of scalars included), e.g. 'a',
- * 1, (1, 'x'). Defined in print.c. */
-void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
-/* Append a path "(0, 'a')" from entries. */
-void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
 /* Writes a path "(0, 'a')" into b (stopping once b is full). */
 typedef void (*gv__path_writer)(gv__sbuf *b, const void *ctx);
 /* The longest path text an error message shows; longer ones end "...)". */
