@@ -414,8 +414,6 @@ struct gv_arena {
 /* Rolls a back to m, which must be a mark of a that is not stale (internal
  * callers, which use their own marks). gv_arena_rollback checks first. */
 void gv__rollback(gv_arena *a, const gv_mark *m);
-/* The bytes an interned node takes in its chunk (access.c). */
-size_t gv__node_size(const gv_node *n);
 
 /* Checked builds (GROVE_CHECKED): whether n was allocated by a or one of its
  * parents (immediates belong to every arena). Constructors refuse children of
