@@ -692,21 +692,39 @@ gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node 
 size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
 
 /* ---------------------------------------------------------------------------
- * Node helpers (node.c; hostorder.c and copy.c where marked)
+ * Interning nodes (node.c)
+ * ------------------------------------------------------------------------- */
+/* gv_str/gv_bytes without a mark of their own, for callers that hold one and
+ * roll back on failure (the reader, copy.c); str data must be valid UTF-8
+ * (the caller checked it). */
+gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, const gv_node **out,
+                      gv_error *err);
+/* The hash gv__seq gives a list or tuple (kind) of n children whose hashes
+ * are w[3..3+n); it fills w[0..3) (so w has room for n + 3 words). */
+uint64_t gv__hash_seq(unsigned kind, uint64_t *w, size_t n);
+/* Interns a container or a metadata node other than a keyset; no mark of its
+ * own. like and pre (NULL, or a reordered dict's original and a precomputed
+ * hash): see node.c. */
+gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                     const gv_node *const *kids, size_t n, const gv__cont *like,
+                     const uint64_t *pre, const gv_node **out, gv_error *err);
+/* gv__make_x without like and pre, and the grove-ordered keyset constructor
+ * (no mark of their own), for containers.c, hostorder.c, copy.c and walk.c. */
+gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                        const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err);
+gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
+                           gv_error *err);
+
+/* ---------------------------------------------------------------------------
+ * Containers (containers.c; hostorder.c and copy.c where marked)
  * ------------------------------------------------------------------------- */
 /* dict or defaultdict n rebuilt with its keyset's sorted twin (children
  * permuted); its hash comes from n's in O(1). */
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
 /* Constructors without a mark of their own, for callers that hold one and
- * roll back on failure (the reader, flatten_with_path). gv__blob_in takes str
- * data as valid UTF-8 (the caller checked it). */
-gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, const gv_node **out,
-                      gv_error *err);
+ * roll back on failure (the reader, flatten_with_path). */
 gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
                   const gv_node *aux, const gv_node **out, gv_error *err);
-/* The hash gv__seq gives a list or tuple (kind) of n children whose hashes
- * are w[3..3+n); it fills w[0..3) (so w has room for n + 3 words). */
-uint64_t gv__hash_seq(unsigned kind, uint64_t *w, size_t n);
 /* gv__seq with the hash given (gv__hash_seq of the items' hashes), so that a
  * caller building many can compute them first and prefetch their slots. */
 gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
@@ -714,12 +732,6 @@ gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items
 gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
                        const gv_node *const *keys, const gv_node *const *values, size_t n,
                        const gv_node **out, gv_error *err);
-/* gv__make (interns a container or metadata node; no mark of its own) and the
- * grove-ordered keyset constructor, for hostorder.c and copy.c. */
-gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                        const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err);
-gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
-                           gv_error *err);
 /* A host-ordered keyset (hostorder.c; no mark of its own). */
 gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
                           const gv_node **out, gv_error *err);
