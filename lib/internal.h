@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* internal.h -- grove's private layouts and helpers (never installed). */
+/* internal.h -- grove's private layouts and helpers (never installed).
+ *
+ * After the node layouts, the sections follow lib/'s layers from the floor
+ * up: repr.c, errors.c, arena.c + intern.c, memo.c, node.c + keys.c,
+ * access.c, containers.c; every other file stands on them. A file calls only
+ * files below its own; arena.c and intern.c call each other, as do node.c and
+ * keys.c (the core). The picture: docs/design-notes.md. Private headers of
+ * one layer each stand beside this one: repr.h, read.h, wire.h, walk.h and
+ * match.h. */
 #ifndef GROVE_INTERNAL_H
 #define GROVE_INTERNAL_H
 
@@ -347,6 +355,46 @@ static inline const uint32_t *gv__rank_index(const gv__cont *ks) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Text of nodes (repr.c): the floor, which calls no other file
+ * ------------------------------------------------------------------------- */
+/* A small append-only text buffer with a fixed capacity (truncates). */
+typedef struct gv__sbuf {
+  char *p;
+  size_t cap, len;
+  int truncated;
+} gv__sbuf;
+void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n);
+void gv__sbuf_puts(gv__sbuf *b, const char *s);
+/* Append the repr of a leaf or key (tuples of scalars included), e.g. 'a',
+ * 1, (1, 'x'). */
+void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
+/* Append a path "(0, 'a')" from entries. */
+void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
+
+/* ---------------------------------------------------------------------------
+ * Errors (errors.c)
+ * ------------------------------------------------------------------------- */
+/* Fill err (if non-NULL) and return s. */
+gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3, 4);
+gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
+/* The standard out-of-budget error. */
+gv_status gv__oom(gv_error *err);
+/* GV_EINVAL unless a is an arena and t a value node (not NULL, not a
+ * metadata node, not a forged word). */
+gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
+/* Ends err's message with "..." (it was cut somewhere). */
+void gv__err_cut(gv_error *err);
+/* Writes a path "(0, 'a')" into b (stopping once b is full). */
+typedef void (*gv__path_writer)(gv__sbuf *b, const void *ctx);
+/* The longest path text an error message shows; longer ones end "...)". */
+#define GV__PATH_TEXT_MAX 320
+/* Fills err with "at PATH: msg" (just msg when path is NULL) and returns s;
+ * msg_cut says msg itself was cut: the message then ends with "...", as it
+ * does when it does not fit. */
+gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const void *ctx,
+                     const char *msg, int msg_cut);
+
+/* ---------------------------------------------------------------------------
  * Arena internals (arena.c, intern.c)
  * ------------------------------------------------------------------------- */
 
@@ -642,56 +690,6 @@ gv_status gv__memo_put(gv__memo *m, const void *x, const void *y, uintptr_t v);
 void gv__memo_free(gv__memo *m);
 
 /* ---------------------------------------------------------------------------
- * Text of nodes (repr.c): the floor, which calls no other file
- * ------------------------------------------------------------------------- */
-/* A small append-only text buffer with a fixed capacity (truncates). */
-typedef struct gv__sbuf {
-  char *p;
-  size_t cap, len;
-  int truncated;
-} gv__sbuf;
-void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n);
-void gv__sbuf_puts(gv__sbuf *b, const char *s);
-/* Append the repr of a leaf or key (tuples of scalars included), e.g. 'a',
- * 1, (1, 'x'). */
-void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
-/* Append a path "(0, 'a')" from entries. */
-void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
-
-/* ---------------------------------------------------------------------------
- * Errors (errors.c)
- * ------------------------------------------------------------------------- */
-/* Fill err (if non-NULL) and return s. */
-gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3, 4);
-gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
-/* The standard out-of-budget error. */
-gv_status gv__oom(gv_error *err);
-/* GV_EINVAL unless a is an arena and t a value node (not NULL, not a
- * metadata node, not a forged word). */
-gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
-/* Ends err's message with "..." (it was cut somewhere). */
-void gv__err_cut(gv_error *err);
-/* Writes a path "(0, 'a')" into b (stopping once b is full). */
-typedef void (*gv__path_writer)(gv__sbuf *b, const void *ctx);
-/* The longest path text an error message shows; longer ones end "...)". */
-#define GV__PATH_TEXT_MAX 320
-/* Fills err with "at PATH: msg" (just msg when path is NULL) and returns s;
- * msg_cut says msg itself was cut: the message then ends with "...", as it
- * does when it does not fit. */
-gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const void *ctx,
-                     const char *msg, int msg_cut);
-
-/* ---------------------------------------------------------------------------
- * Lookups (access.c)
- * ------------------------------------------------------------------------- */
-/* Entry naming child at insertion index i of container n on a path: an int
- * node for positions, the key for dict kinds and keyed custom nodes. */
-gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
-/* The insertion index of the key Python-equal to key in keyset ks, or
- * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
-size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
-
-/* ---------------------------------------------------------------------------
  * Interning nodes (node.c)
  * ------------------------------------------------------------------------- */
 /* gv_str/gv_bytes without a mark of their own, for callers that hold one and
@@ -714,31 +712,6 @@ gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const g
                         const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err);
 gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
                            gv_error *err);
-
-/* ---------------------------------------------------------------------------
- * Containers (containers.c; hostorder.c and copy.c where marked)
- * ------------------------------------------------------------------------- */
-/* dict or defaultdict n rebuilt with its keyset's sorted twin (children
- * permuted); its hash comes from n's in O(1). */
-gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
-/* Constructors without a mark of their own, for callers that hold one and
- * roll back on failure (the reader, flatten_with_path). */
-gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
-                  const gv_node *aux, const gv_node **out, gv_error *err);
-/* gv__seq with the hash given (gv__hash_seq of the items' hashes), so that a
- * caller building many can compute them first and prefetch their slots. */
-gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
-                         uint64_t hash, const gv_node **out, gv_error *err);
-gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
-                       const gv_node *const *keys, const gv_node *const *values, size_t n,
-                       const gv_node **out, gv_error *err);
-/* A host-ordered keyset (hostorder.c; no mark of its own). */
-gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
-                          const gv_node **out, gv_error *err);
-/* gv_copy with every handle h replaced by map(ctx, h) (copy.c; for hosts
- * whose handle numbers differ between the encoding and the destination). */
-gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
-                       void *ctx, const gv_node **out, gv_error *err);
 
 /* ---------------------------------------------------------------------------
  * Key equality and the key order (keys.c)
@@ -774,5 +747,40 @@ typedef struct gv__pk {
 /* Sorts all-str, all-bytes or all-int keys by prefix first (pk has room for
  * 2n pairs). */
 void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *keys);
+
+/* ---------------------------------------------------------------------------
+ * Lookups (access.c)
+ * ------------------------------------------------------------------------- */
+/* Entry naming child at insertion index i of container n on a path: an int
+ * node for positions, the key for dict kinds and keyed custom nodes. */
+gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
+/* The insertion index of the key Python-equal to key in keyset ks, or
+ * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
+size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
+
+/* ---------------------------------------------------------------------------
+ * Containers (containers.c; hostorder.c and copy.c where marked)
+ * ------------------------------------------------------------------------- */
+/* dict or defaultdict n rebuilt with its keyset's sorted twin (children
+ * permuted); its hash comes from n's in O(1). */
+gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
+/* Constructors without a mark of their own, for callers that hold one and
+ * roll back on failure (the reader, flatten_with_path). */
+gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                  const gv_node *aux, const gv_node **out, gv_error *err);
+/* gv__seq with the hash given (gv__hash_seq of the items' hashes), so that a
+ * caller building many can compute them first and prefetch their slots. */
+gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                         uint64_t hash, const gv_node **out, gv_error *err);
+gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
+                       const gv_node *const *keys, const gv_node *const *values, size_t n,
+                       const gv_node **out, gv_error *err);
+/* A host-ordered keyset (hostorder.c; no mark of its own). */
+gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
+                          const gv_node **out, gv_error *err);
+/* gv_copy with every handle h replaced by map(ctx, h) (copy.c; for hosts
+ * whose handle numbers differ between the encoding and the destination). */
+gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
+                       void *ctx, const gv_node **out, gv_error *err);
 
 #endif /* GROVE_INTERNAL_H */
