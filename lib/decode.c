@@ -301,6 +301,20 @@ static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) 
   return GV_OK;
 }
 
+/* The values of a dict or namedtuple record, as many as its keyset or schema
+ * record kidx has keys or fields (their count into *n, the values into
+ * d->kids), then that record's keys or fields. */
+static gv_status d_meta_values(w_dec *d, size_t cur, size_t kidx, uint64_t *n,
+                               const gv_node *const **items) {
+  gv_status s;
+  *n = d_sl(d, kidx)->n;
+  if (*n > d_left(d))
+    return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
+                  (unsigned long long)*n, d_left(d));
+  if ((s = d_values(d, cur, (size_t)*n, &d->kids)) != GV_OK) return s;
+  return d_meta_items(d, kidx, items);
+}
+
 /* A constructor's failure, tied to the record's offset. */
 static gv_status d_ctor(w_dec *d, gv_status s, size_t off, size_t cur, unsigned tag,
                         const gv_error *e) {
@@ -401,12 +415,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
     const gv_node *factory = NULL;
     if (tag == W_DDICT && (s = d_ref_value(d, cur, &factory)) != GV_OK) return s;
     if ((s = d_ref_keyset(d, cur, &kidx)) != GV_OK) return s;
-    n = d_sl(d, kidx)->n;
-    if (n > d_left(d))
-      return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
-                    (unsigned long long)n, d_left(d));
-    if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
-    if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
+    if ((s = d_meta_values(d, cur, kidx, &n, &items)) != GV_OK) return s;
     const gv_node *const *v = (const gv_node *const *)d->kids.p;
     if (d_tag(d, kidx) == W_HKEYSET) {
       const gv_node *ks = NULL;
@@ -427,12 +436,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
   }
   case W_NAMEDTUPLE: {
     if ((s = d_ref_tag(d, cur, W_SCHEMA, &kidx)) != GV_OK) return s;
-    n = d_sl(d, kidx)->n;
-    if (n > d_left(d))
-      return d_fail(d, GV_EWIRE, d->pos, "%llu values claimed but only %zu bytes left",
-                    (unsigned long long)n, d_left(d));
-    if ((s = d_values(d, cur, (size_t)n, &d->kids)) != GV_OK) return s;
-    if ((s = d_meta_items(d, kidx, &items)) != GV_OK) return s;
+    if ((s = d_meta_values(d, cur, kidx, &n, &items)) != GV_OK) return s;
     s = gv_namedtuple(d->a, d_sl(d, kidx)->name, items, (const gv_node *const *)d->kids.p,
                       (size_t)n, &out, &e);
     if (s == GV_OK) d_sl(d, kidx)->node = gv_meta(out);
