@@ -61,21 +61,20 @@ double gv_get_float(const gv_node *n) {
 uint64_t gv_get_handle(const gv_node *n) {
   return n && gv__kind(n) == GV_HANDLE ? gv__sval(n) : 0;
 }
-const char *gv_get_str(const gv_node *n, size_t *len) {
-  if (!n || gv__kind(n) != GV_STR) {
+/* The data of a str or bytes node of the given kind, or NULL (*len 0). */
+static const char *blob_data(const gv_node *n, unsigned kind, size_t *len) {
+  if (!n || gv__kind(n) != kind) {
     if (len) *len = 0;
     return NULL;
   }
   if (len) *len = GV__BLOB(n)->len;
   return GV__BLOB(n)->data;
 }
+const char *gv_get_str(const gv_node *n, size_t *len) {
+  return blob_data(n, GV_STR, len);
+}
 const void *gv_get_bytes(const gv_node *n, size_t *len) {
-  if (!n || gv__kind(n) != GV_BYTES) {
-    if (len) *len = 0;
-    return NULL;
-  }
-  if (len) *len = GV__BLOB(n)->len;
-  return GV__BLOB(n)->data;
+  return blob_data(n, GV_BYTES, len);
 }
 
 const gv_node *gv_meta(const gv_node *n) {
