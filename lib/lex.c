@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* lex.c -- the reader's tokens: positions and error messages, whitespace and
- * comments, identifiers, str/bytes and number literals, and the fast paths for
- * the common scalars (with the short-str cache). The containers and gv_parse
- * are read.c's. */
+ * comments, identifiers, str/bytes literals, digits, and the fast paths for
+ * the common scalars (with the short-str cache). Values, containers and
+ * gv_parse are read.c's (the general number literal too, beside p_value). */
 #include "read.h"
 
 #include <math.h>
@@ -127,7 +127,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n) {
   return 4;
 }
 
-static gv_status sb_put(P *p, const void *d, size_t n) {
+gv_status gv__read_sb_put(P *p, const void *d, size_t n) {
   if (n == 0) return GV_OK;
   if (gv__vec_reserve(p->a, &p->sb, n) != GV_OK) return gv__oom(p->err);
   memcpy((char *)p->sb.p + p->sb.len, d, n);
@@ -157,7 +157,7 @@ static gv_status sb_cp(P *p, uint32_t cp) {
     b[3] = (unsigned char)(0x80 | (cp & 0x3f));
     n = 4;
   }
-  return sb_put(p, b, n);
+  return gv__read_sb_put(p, b, n);
 }
 
 static int hexval(int c) {
@@ -207,7 +207,7 @@ gv_status gv__read_string(P *p, int is_bytes, const gv_node **r) {
       continue;
     }
     /* an escape: flush the run before it */
-    if ((s = sb_put(p, t + run, i - run)) != GV_OK) return s;
+    if ((s = gv__read_sb_put(p, t + run, i - run)) != GV_OK) return s;
     copied = 1;
     size_t bs = i;
     if (i + 1 >= n)
@@ -252,7 +252,7 @@ gv_status gv__read_string(P *p, int is_bytes, const gv_node **r) {
       break;
     }
     if (simple == 1) {
-      if ((s = sb_put(p, &ch, 1)) != GV_OK) return s;
+      if ((s = gv__read_sb_put(p, &ch, 1)) != GV_OK) return s;
     } else if (simple == 0) {
       uint32_t cp;
       if (e >= '0' && e <= '7') {
@@ -289,7 +289,7 @@ gv_status gv__read_string(P *p, int is_bytes, const gv_node **r) {
       if (is_bytes) {
         if (cp > 0xff) return gv__read_fail(p, bs, GV_EPARSE, "octal escape out of range in bytes");
         unsigned char by = (unsigned char)cp;
-        s = sb_put(p, &by, 1);
+        s = gv__read_sb_put(p, &by, 1);
       } else {
         s = sb_cp(p, cp);
       }
@@ -301,7 +301,7 @@ gv_status gv__read_string(P *p, int is_bytes, const gv_node **r) {
   const char *data;
   size_t dlen;
   if (copied) {
-    if ((s = sb_put(p, t + run, i - run)) != GV_OK) return s;
+    if ((s = gv__read_sb_put(p, t + run, i - run)) != GV_OK) return s;
     data = p->sb.p ? (const char *)p->sb.p : "";
     dlen = p->sb.len;
   } else {
@@ -332,84 +332,6 @@ gv_status gv__read_u64(P *p, size_t start, uint64_t limit, uint64_t *v) {
   p->pos = i;
   *v = m;
   return GV_OK;
-}
-
-gv_status gv__read_number(P *p, const gv_node **r) {
-  const unsigned char *t = p->t;
-  size_t n = p->len, st = p->pos, i = st;
-  int neg = 0;
-  gv_error sub;
-  gv_status s;
-  if (t[i] == '+' || t[i] == '-') {
-    neg = t[i] == '-';
-    i++;
-  }
-  if (i < n && ident_start(t[i])) {
-    p->pos = i;
-    size_t k = gv__read_scan_ident(p);
-    const unsigned char *w = t + i;
-    double v;
-    if (gv__read_word_is(w, k, "inf") || gv__read_word_is(w, k, "Infinity"))
-      v = neg ? -INFINITY : INFINITY;
-    else if (gv__read_word_is(w, k, "nan") || gv__read_word_is(w, k, "NaN"))
-      v = NAN;
-    else
-      return gv__read_fail(p, st, GV_EPARSE, "invalid number");
-    return p_cons(p, gv_float(p->a, v, r, &sub), &sub, st);
-  }
-  size_t ds = i;
-  while (i < n && is_digit(t[i]))
-    i++;
-  size_t nint = i - ds, nfrac = 0;
-  int isf = 0;
-  if (i < n && t[i] == '.') {
-    isf = 1;
-    i++;
-    size_t fs = i;
-    while (i < n && is_digit(t[i]))
-      i++;
-    nfrac = i - fs;
-  }
-  if (nint == 0 && nfrac == 0) {
-    p->pos = st;
-    return gv__read_expect(p, "a value");
-  }
-  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
-    size_t j = i + 1;
-    if (j < n && (t[j] == '+' || t[j] == '-')) j++;
-    if (j >= n || !is_digit(t[j]))
-      return gv__read_fail(p, st, GV_EPARSE, "invalid number: bad exponent");
-    while (j < n && is_digit(t[j]))
-      j++;
-    i = j;
-    isf = 1;
-  }
-  if (!isf) {
-    if (nint > 1 && t[ds] == '0')
-      return gv__read_fail(p, st, GV_EPARSE, "leading zeros in an integer");
-    p->pos = ds;
-    uint64_t m;
-    if ((s = gv__read_u64(p, st, neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX, &m)) !=
-        GV_OK)
-      return s;
-    int64_t v = neg ? (m == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)m) : (int64_t)m;
-    return p_cons(p, gv_int(p->a, v, r, &sub), &sub, st);
-  }
-  size_t tl = i - st;
-  char buf[128];
-  char *b = buf;
-  if (tl >= sizeof buf) {
-    p->sb.len = 0;
-    if ((s = sb_put(p, t + st, tl)) != GV_OK) return s;
-    if ((s = sb_put(p, "", 1)) != GV_OK) return s;
-    b = p->sb.p;
-  } else {
-    memcpy(buf, t + st, tl);
-    buf[tl] = '\0';
-  }
-  double v = strtod(b, NULL);
-  p->pos = i;
-  return p_cons(p, gv_float(p->a, v, r, &sub), &sub, st);
 }
 
 /* --- fast paths for the common scalars; *ok = 0 (pos kept) sends the value

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* read.c -- the literal notation reader (a superset of JSON): containers,
- * calls and gv_parse. Its tokens and scalar literals are lex.c's.
+/* read.c -- the literal notation reader (a superset of JSON): values (and the
+ * general number literal), containers, calls and gv_parse. Its other tokens
+ * and literals are lex.c's.
  *
  * Iterative: an explicit stack of frames (one per open container) plus two
  * value stacks (keys and values); nothing follows the tree depth on the C
@@ -9,6 +10,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 enum {
   S_START,    /* list/tuple/dict just opened or after ',': closer or an item */
@@ -59,6 +61,85 @@ static inline gv_status push_node(P *p, gv__vec *v, const gv_node *n) {
   return GV_OK;
 }
 
+/* The general number literal (beside its one caller, p_value, which inlines it). */
+static gv_status p_number(P *p, const gv_node **r) {
+  const unsigned char *t = p->t;
+  size_t n = p->len, st = p->pos, i = st;
+  int neg = 0;
+  gv_error sub;
+  gv_status s;
+  if (t[i] == '+' || t[i] == '-') {
+    neg = t[i] == '-';
+    i++;
+  }
+  if (i < n && ident_start(t[i])) {
+    p->pos = i;
+    size_t k = gv__read_scan_ident(p);
+    const unsigned char *w = t + i;
+    double v;
+    if (gv__read_word_is(w, k, "inf") || gv__read_word_is(w, k, "Infinity"))
+      v = neg ? -INFINITY : INFINITY;
+    else if (gv__read_word_is(w, k, "nan") || gv__read_word_is(w, k, "NaN"))
+      v = NAN;
+    else
+      return gv__read_fail(p, st, GV_EPARSE, "invalid number");
+    return p_cons(p, gv_float(p->a, v, r, &sub), &sub, st);
+  }
+  size_t ds = i;
+  while (i < n && is_digit(t[i]))
+    i++;
+  size_t nint = i - ds, nfrac = 0;
+  int isf = 0;
+  if (i < n && t[i] == '.') {
+    isf = 1;
+    i++;
+    size_t fs = i;
+    while (i < n && is_digit(t[i]))
+      i++;
+    nfrac = i - fs;
+  }
+  if (nint == 0 && nfrac == 0) {
+    p->pos = st;
+    return gv__read_expect(p, "a value");
+  }
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < n && (t[j] == '+' || t[j] == '-')) j++;
+    if (j >= n || !is_digit(t[j]))
+      return gv__read_fail(p, st, GV_EPARSE, "invalid number: bad exponent");
+    while (j < n && is_digit(t[j]))
+      j++;
+    i = j;
+    isf = 1;
+  }
+  if (!isf) {
+    if (nint > 1 && t[ds] == '0')
+      return gv__read_fail(p, st, GV_EPARSE, "leading zeros in an integer");
+    p->pos = ds;
+    uint64_t m;
+    if ((s = gv__read_u64(p, st, neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX, &m)) !=
+        GV_OK)
+      return s;
+    int64_t v = neg ? (m == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)m) : (int64_t)m;
+    return p_cons(p, gv_int(p->a, v, r, &sub), &sub, st);
+  }
+  size_t tl = i - st;
+  char buf[128];
+  char *b = buf;
+  if (tl >= sizeof buf) {
+    p->sb.len = 0;
+    if ((s = gv__read_sb_put(p, t + st, tl)) != GV_OK) return s;
+    if ((s = gv__read_sb_put(p, "", 1)) != GV_OK) return s;
+    b = p->sb.p;
+  } else {
+    memcpy(buf, t + st, tl);
+    buf[tl] = '\0';
+  }
+  double v = strtod(b, NULL);
+  p->pos = i;
+  return p_cons(p, gv_float(p->a, v, r, &sub), &sub, st);
+}
+
 /* The next value: a scalar (*have = 1, *r set) or an opened container frame. */
 static gv_status p_value(P *p, const gv_node **r, int *have) {
   skip_ws(p);
@@ -99,7 +180,7 @@ static gv_status p_value(P *p, const gv_node **r, int *have) {
   }
   if (c == '-' || c == '+' || c == '.' || is_digit(c)) {
     *have = 1;
-    return gv__read_number(p, r);
+    return p_number(p, r);
   }
   if (c == 'b' && st + 1 < p->len && (t[st + 1] == '\'' || t[st + 1] == '"')) {
     p->pos++;

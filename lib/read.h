@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* read.h -- the reader's state, shared by lex.c (tokens and scalar literals)
- * and read.c (containers and gv_parse) (private). The small helpers both use
+/* read.h -- the reader's state, shared by lex.c (tokens and literals) and
+ * read.c (values, containers and gv_parse) (private). The small helpers both use
  * are static inline here, so both files keep them inlined. */
 #ifndef GROVE_READ_H
 #define GROVE_READ_H
@@ -49,9 +49,10 @@ gv_status gv__read_expect(P *p, const char *what);
 void gv__read_skip_ws_slow(P *p);
 size_t gv__read_scan_ident(P *p);
 int gv__read_word_is(const unsigned char *s, size_t n, const char *w);
+/* Appends n bytes to the scratch text p->sb. */
+gv_status gv__read_sb_put(P *p, const void *d, size_t n);
 gv_status gv__read_string(P *p, int is_bytes, const gv_node **r);
 gv_status gv__read_u64(P *p, size_t start, uint64_t limit, uint64_t *v);
-gv_status gv__read_number(P *p, const gv_node **r);
 gv_status gv__read_fast_scalar(P *p, int c, const gv_node **r, int *ok);
 
 /* A constructor's failure, placed at off. */
