@@ -61,42 +61,20 @@ double gv_get_float(const gv_node *n) {
 uint64_t gv_get_handle(const gv_node *n) {
   return n && gv__kind(n) == GV_HANDLE ? gv__sval(n) : 0;
 }
-const char *gv_get_str(const gv_node *n, size_t *len) {
-  if (!n || gv__kind(n) != GV_STR) {
+/* The data of a str or bytes node of the given kind, or NULL (*len 0). */
+static const char *blob_data(const gv_node *n, unsigned kind, size_t *len) {
+  if (!n || gv__kind(n) != kind) {
     if (len) *len = 0;
     return NULL;
   }
   if (len) *len = GV__BLOB(n)->len;
   return GV__BLOB(n)->data;
+}
+const char *gv_get_str(const gv_node *n, size_t *len) {
+  return blob_data(n, GV_STR, len);
 }
 const void *gv_get_bytes(const gv_node *n, size_t *len) {
-  if (!n || gv__kind(n) != GV_BYTES) {
-    if (len) *len = 0;
-    return NULL;
-  }
-  if (len) *len = GV__BLOB(n)->len;
-  return GV__BLOB(n)->data;
-}
-
-const char *gv_type_name(const gv_node *n, size_t *len) {
-  static const char *const names[] = {
-      "NULL",       "NoneType", "bool",   "int",    "float",  "str",         "bytes",
-      "handle",     "star",     "list",   "tuple",  "dict",   "OrderedDict", "defaultdict",
-      "namedtuple", "deque",    "custom", "keyset", "schema", "ctype"};
-  const char *s;
-  if (n && gv__kind(n) == GV_NAMEDTUPLE) {
-    s = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->data;
-    if (len) *len = GV__BLOB(GV__CONT(GV__CONT(n)->meta)->kids[0])->len;
-    return s;
-  }
-  if (n && gv__kind(n) == GV_CUSTOM) {
-    const gv_node *nm = GV__CONT(GV__CONT(n)->meta)->kids[0];
-    if (len) *len = GV__BLOB(nm)->len;
-    return GV__BLOB(nm)->data;
-  }
-  s = names[n && gv__kind(n) <= GV_CTYPE ? gv__kind(n) : 0];
-  if (len) *len = strlen(s);
-  return s;
+  return blob_data(n, GV_BYTES, len);
 }
 
 const gv_node *gv_meta(const gv_node *n) {
@@ -177,27 +155,4 @@ gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node 
     return GV_OK;
   }
   return gv_int(a, (int64_t)i, out, NULL);
-}
-
-size_t gv__node_size(const gv_node *n) {
-  size_t size;
-  switch (n->kind) {
-  case GV_NONE:
-  case GV_BOOL:
-  case GV_INT:
-  case GV_FLOAT:
-  case GV_HANDLE:
-  case GV_STAR:
-    size = sizeof(gv__scalar);
-    break;
-  case GV_STR:
-  case GV_BYTES:
-    size = sizeof(gv__blob) + GV__BLOB(n)->len + 1;
-    break;
-  default:
-    size = sizeof(gv__cont) + (size_t)n->arity * sizeof(gv_node *);
-    if (n->kind == GV_KEYSET && (n->aux16 & GV__KS_INDEXED))
-      size += gv__rank_cap(n->arity) * sizeof(uint32_t);
-  }
-  return (size + 7u) & ~(size_t)7u;
 }

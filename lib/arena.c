@@ -290,6 +290,30 @@ void gv__rollback(gv_arena *a, const gv_mark *m) {
   a->hits = m->hits;
 }
 
+/* The bytes an interned node takes in its chunk. */
+static size_t gv__node_size(const gv_node *n) {
+  size_t size;
+  switch (n->kind) {
+  case GV_NONE:
+  case GV_BOOL:
+  case GV_INT:
+  case GV_FLOAT:
+  case GV_HANDLE:
+  case GV_STAR:
+    size = sizeof(gv__scalar);
+    break;
+  case GV_STR:
+  case GV_BYTES:
+    size = sizeof(gv__blob) + GV__BLOB(n)->len + 1;
+    break;
+  default:
+    size = sizeof(gv__cont) + (size_t)n->arity * sizeof(gv_node *);
+    if (n->kind == GV_KEYSET && (n->aux16 & GV__KS_INDEXED))
+      size += gv__rank_cap(n->arity) * sizeof(uint32_t);
+  }
+  return (size + 7u) & ~(size_t)7u;
+}
+
 /* Whether m is a mark of a that a rollback may use. */
 static int gv__mark_ok(const gv_arena *a, const gv_mark *m) {
   if (m->arena != a || m->gen > a->nrollbacks) return 0;

@@ -6,7 +6,6 @@
  * and they memoize the pairs of large subtrees already matched, so that their
  * work is linear in the distinct nodes of two DAGs, not in their size written
  * out. Nodes of two arenas compare by value (names, metadata and keys). */
-#include "internal.h"
 #include "match.h"
 
 #include <stdio.h>

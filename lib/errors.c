@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* errors.c -- status names, error messages, small text buffers. */
+/* errors.c -- status names and error messages (their text of keys and paths: repr.c). */
 #include "internal.h"
 
 #include <stdio.h>
@@ -85,35 +85,6 @@ gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const voi
   gv__sbuf_puts(&b, msg);
   if (b.truncated || msg_cut) gv__err_cut(err);
   return s;
-}
-
-void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n) {
-  if (b->cap == 0) {
-    if (n) b->truncated = 1;
-    return;
-  }
-  size_t room = b->cap - 1 - b->len;
-  if (n > room) {
-    n = room;
-    b->truncated = 1;
-  }
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-  b->p[b->len] = '\0';
-}
-
-void gv__sbuf_puts(gv__sbuf *b, const char *s) {
-  gv__sbuf_put(b, s, strlen(s));
-}
-
-void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth) {
-  gv__sbuf_put(b, "(", 1);
-  for (size_t i = 0; i < depth && !b->truncated; i++) {
-    if (i) gv__sbuf_put(b, ", ", 2);
-    gv__sbuf_repr_key(b, path[i]);
-  }
-  if (depth == 1) gv__sbuf_put(b, ",", 1);
-  gv__sbuf_put(b, ")", 1);
 }
 
 gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* flatten.c -- flatten, structure, paths, pack_sequence_as. */
-#include "internal.h"
+#include "walk.h"
 
 #include <stdio.h>
 

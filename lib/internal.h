@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* internal.h -- grove's private layouts and helpers (never installed). */
+/* internal.h -- grove's private layouts and helpers (never installed).
+ *
+ * After the node layouts, the sections follow lib/'s layers from the floor
+ * up: repr.c, errors.c, arena.c + intern.c, memo.c, node.c + keys.c,
+ * access.c, containers.c; every other file stands on them. A file calls only
+ * files below its own; arena.c and intern.c call each other, as do node.c and
+ * keys.c (the core). The picture: docs/design-notes.md. Private headers of
+ * one layer each stand beside this one: repr.h, read.h, wire.h, walk.h and
+ * match.h. */
 #ifndef GROVE_INTERNAL_H
 #define GROVE_INTERNAL_H
 
@@ -347,6 +355,46 @@ static inline const uint32_t *gv__rank_index(const gv__cont *ks) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Text of nodes (repr.c): the floor, which calls no other file
+ * ------------------------------------------------------------------------- */
+/* A small append-only text buffer with a fixed capacity (truncates). */
+typedef struct gv__sbuf {
+  char *p;
+  size_t cap, len;
+  int truncated;
+} gv__sbuf;
+void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n);
+void gv__sbuf_puts(gv__sbuf *b, const char *s);
+/* Append the repr of a leaf or key (tuples of scalars included), e.g. 'a',
+ * 1, (1, 'x'). */
+void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
+/* Append a path "(0, 'a')" from entries. */
+void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
+
+/* ---------------------------------------------------------------------------
+ * Errors (errors.c)
+ * ------------------------------------------------------------------------- */
+/* Fill err (if non-NULL) and return s. */
+gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3, 4);
+gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
+/* The standard out-of-budget error. */
+gv_status gv__oom(gv_error *err);
+/* GV_EINVAL unless a is an arena and t a value node (not NULL, not a
+ * metadata node, not a forged word). */
+gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
+/* Ends err's message with "..." (it was cut somewhere). */
+void gv__err_cut(gv_error *err);
+/* Writes a path "(0, 'a')" into b (stopping once b is full). */
+typedef void (*gv__path_writer)(gv__sbuf *b, const void *ctx);
+/* The longest path text an error message shows; longer ones end "...)". */
+#define GV__PATH_TEXT_MAX 320
+/* Fills err with "at PATH: msg" (just msg when path is NULL) and returns s;
+ * msg_cut says msg itself was cut: the message then ends with "...", as it
+ * does when it does not fit. */
+gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const void *ctx,
+                     const char *msg, int msg_cut);
+
+/* ---------------------------------------------------------------------------
  * Arena internals (arena.c, intern.c)
  * ------------------------------------------------------------------------- */
 
@@ -414,8 +462,6 @@ struct gv_arena {
 /* Rolls a back to m, which must be a mark of a that is not stale (internal
  * callers, which use their own marks). gv_arena_rollback checks first. */
 void gv__rollback(gv_arena *a, const gv_mark *m);
-/* The bytes an interned node takes in its chunk (access.c). */
-size_t gv__node_size(const gv_node *n);
 
 /* Checked builds (GROVE_CHECKED): whether n was allocated by a or one of its
  * parents (immediates belong to every arena). Constructors refuse children of
@@ -644,88 +690,28 @@ gv_status gv__memo_put(gv__memo *m, const void *x, const void *y, uintptr_t v);
 void gv__memo_free(gv__memo *m);
 
 /* ---------------------------------------------------------------------------
- * Errors
+ * Interning nodes (node.c)
  * ------------------------------------------------------------------------- */
-/* Fill err (if non-NULL) and return s. */
-gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3, 4);
-gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
-/* The standard out-of-budget error. */
-gv_status gv__oom(gv_error *err);
-/* GV_EINVAL unless a is an arena and t a value node (not NULL, not a
- * metadata node, not a forged word). */
-gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
-/* Ends err's message with "..." (it was cut somewhere). */
-void gv__err_cut(gv_error *err);
-
-/* A small append-only text buffer with a fixed capacity (truncates). */
-typedef struct gv__sbuf {
-  char *p;
-  size_t cap, len;
-  int truncated;
-} gv__sbuf;
-void gv__sbuf_put(gv__sbuf *b, const char *s, size_t n);
-void gv__sbuf_puts(gv__sbuf *b, const char *s);
-/* Append the repr of a leaf or key (tuples of scalars included), e.g. 'a',
- * 1, (1, 'x'). Defined in print.c. */
-void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k);
-/* Append a path "(0, 'a')" from entries. */
-void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
-/* Writes a path "(0, 'a')" into b (stopping once b is full). */
-typedef void (*gv__path_writer)(gv__sbuf *b, const void *ctx);
-/* The longest path text an error message shows; longer ones end "...)". */
-#define GV__PATH_TEXT_MAX 320
-/* Fills err with "at PATH: msg" (just msg when path is NULL) and returns s;
- * msg_cut says msg itself was cut: the message then ends with "...", as it
- * does when it does not fit. */
-gv_status gv__err_at(gv_error *err, gv_status s, gv__path_writer path, const void *ctx,
-                     const char *msg, int msg_cut);
-
-/* ---------------------------------------------------------------------------
- * Lookups (access.c)
- * ------------------------------------------------------------------------- */
-/* Entry naming child at insertion index i of container n on a path: an int
- * node for positions, the key for dict kinds and keyed custom nodes. */
-gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
-/* The insertion index of the key Python-equal to key in keyset ks, or
- * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
-size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
-
-/* ---------------------------------------------------------------------------
- * Node helpers (node.c; hostorder.c and copy.c where marked)
- * ------------------------------------------------------------------------- */
-/* dict or defaultdict n rebuilt with its keyset's sorted twin (children
- * permuted); its hash comes from n's in O(1). */
-gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
-/* Constructors without a mark of their own, for callers that hold one and
- * roll back on failure (the reader, flatten_with_path). gv__blob_in takes str
- * data as valid UTF-8 (the caller checked it). */
+/* gv_str/gv_bytes without a mark of their own, for callers that hold one and
+ * roll back on failure (the reader, copy.c); str data must be valid UTF-8
+ * (the caller checked it). */
 gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, const gv_node **out,
                       gv_error *err);
-gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
-                  const gv_node *aux, const gv_node **out, gv_error *err);
 /* The hash gv__seq gives a list or tuple (kind) of n children whose hashes
  * are w[3..3+n); it fills w[0..3) (so w has room for n + 3 words). */
 uint64_t gv__hash_seq(unsigned kind, uint64_t *w, size_t n);
-/* gv__seq with the hash given (gv__hash_seq of the items' hashes), so that a
- * caller building many can compute them first and prefetch their slots. */
-gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
-                         uint64_t hash, const gv_node **out, gv_error *err);
-gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
-                       const gv_node *const *keys, const gv_node *const *values, size_t n,
-                       const gv_node **out, gv_error *err);
-/* gv__make (interns a container or metadata node; no mark of its own) and the
- * grove-ordered keyset constructor, for hostorder.c and copy.c. */
+/* Interns a container or a metadata node other than a keyset; no mark of its
+ * own. like and pre (NULL, or a reordered dict's original and a precomputed
+ * hash): see node.c. */
+gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                     const gv_node *const *kids, size_t n, const gv__cont *like,
+                     const uint64_t *pre, const gv_node **out, gv_error *err);
+/* gv__make_x without like and pre, and the grove-ordered keyset constructor
+ * (no mark of their own), for containers.c, hostorder.c, copy.c and walk.c. */
 gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
                         const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err);
 gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
                            gv_error *err);
-/* A host-ordered keyset (hostorder.c; no mark of its own). */
-gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
-                          const gv_node **out, gv_error *err);
-/* gv_copy with every handle h replaced by map(ctx, h) (copy.c; for hosts
- * whose handle numbers differ between the encoding and the destination). */
-gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
-                       void *ctx, const gv_node **out, gv_error *err);
 
 /* ---------------------------------------------------------------------------
  * Key equality and the key order (keys.c)
@@ -763,43 +749,38 @@ typedef struct gv__pk {
 void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *keys);
 
 /* ---------------------------------------------------------------------------
- * The rebuild walk (walk.c): an iterative depth-first walk in traversal order
- * that rebuilds containers from their children's results and returns the very
- * same node wherever nothing changed.
+ * Lookups (access.c)
  * ------------------------------------------------------------------------- */
-typedef struct gv__frame {
-  const gv_node *node; /* container being walked */
-  size_t next;         /* traversal position of the next child */
-  size_t base;         /* first of its children's results on the value stack */
-  uintptr_t user;      /* free for the callbacks */
-} gv__frame;
+/* Entry naming child at insertion index i of container n on a path: an int
+ * node for positions, the key for dict kinds and keyed custom nodes. */
+gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
+/* The insertion index of the key Python-equal to key in keyset ks, or
+ * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
+size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
 
-typedef struct gv__walk gv__walk;
-typedef struct gv__walk_ops {
-  /* Called on each node before its children. Set *res and return with
-   * *descend = 0 to give the node's result (leaves must); leave *descend = 1
-   * to walk a container's children. */
-  gv_status (*pre)(gv__walk *w, const gv_node *n, int *descend, const gv_node **res);
-  /* Called after a container's children: rebuilt is n itself when no child
-   * result differs. NULL post means *res = rebuilt. */
-  gv_status (*post)(gv__walk *w, const gv_node *n, const gv_node *rebuilt, const gv_node **res);
-  /* The result depends on the node alone (no callback, no position): large
-   * subtrees are then memoized, and a shared one is walked once. */
-  int memo;
-} gv__walk_ops;
-
-struct gv__walk {
-  gv_arena *a;
-  gv_error *err;
-  void *ctx;
-  gv__vec frames; /* gv__frame; frames.len-1 is the innermost container */
-  gv__vec vals;   /* const gv_node *, results in traversal order */
-  gv__vec kids;   /* scratch for rebuilding in insertion order */
-};
-
-/* Walk root; *out gets the root's result. Scratch is freed before returning.
- * Atomic: on failure the arena is rolled back to what it held at the call. */
-gv_status gv__walk_run(gv_arena *a, const gv_node *root, const gv__walk_ops *ops, void *ctx,
+/* ---------------------------------------------------------------------------
+ * Containers (containers.c; hostorder.c and copy.c where marked)
+ * ------------------------------------------------------------------------- */
+/* dict or defaultdict n rebuilt with its keyset's sorted twin (children
+ * permuted); its hash comes from n's in O(1). */
+gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err);
+/* Constructors without a mark of their own, for callers that hold one and
+ * roll back on failure (the reader, flatten_with_path). */
+gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                  const gv_node *aux, const gv_node **out, gv_error *err);
+/* gv__seq with the hash given (gv__hash_seq of the items' hashes), so that a
+ * caller building many can compute them first and prefetch their slots. */
+gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                         uint64_t hash, const gv_node **out, gv_error *err);
+gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
+                       const gv_node *const *keys, const gv_node *const *values, size_t n,
                        const gv_node **out, gv_error *err);
+/* A host-ordered keyset (hostorder.c; no mark of its own). */
+gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
+                          const gv_node **out, gv_error *err);
+/* gv_copy with every handle h replaced by map(ctx, h) (copy.c; for hosts
+ * whose handle numbers differ between the encoding and the destination). */
+gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
+                       void *ctx, const gv_node **out, gv_error *err);
 
 #endif /* GROVE_INTERNAL_H */

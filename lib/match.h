@@ -3,7 +3,7 @@
 #ifndef GROVE_MATCH_H
 #define GROVE_MATCH_H
 
-#include "internal.h"
+#include "walk.h"
 
 /* One step of the match relation (stated in include/grove.h, above
  * gv_same_structure): does b match the reference a at this node (children not

@@ -2,356 +2,12 @@
 /* print.c -- the repr (literal notation) and JSON printers.
  *
  * Iterative: the printers keep an explicit stack of (node, next child) frames;
- * nothing follows the tree depth on the C stack. The reader is read.c. */
-#include "internal.h"
+ * nothing follows the tree depth on the C stack. The text of leaves and keys
+ * and the output sink are repr.c's; the reader is read.c. */
+#include "repr.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-
-/* ===========================================================================
- * Output: a small buffered sink that writes either through a gv_write_fn (in
- * pieces of up to TOUT_CAP bytes) or into a fixed gv__sbuf.
- * =========================================================================== */
-
-#define TOUT_CAP 4096
-
-typedef struct tout {
-  char *buf;
-  size_t cap, len;
-  gv_write_fn w;
-  void *ctx;
-  gv_status st; /* sticky: the first failing write */
-  gv__sbuf *sb; /* when set, text goes here instead */
-} tout;
-
-static void o_flush(tout *o) {
-  if (o->sb || o->st != GV_OK || o->len == 0) return;
-  o->st = o->w(o->ctx, o->buf, o->len);
-  o->len = 0;
-}
-
-static void o_put(tout *o, const char *s, size_t n) {
-  if (o->sb) {
-    gv__sbuf_put(o->sb, s, n);
-    return;
-  }
-  if (o->st != GV_OK || n == 0) return;
-  if (n > o->cap - o->len) {
-    o_flush(o);
-    if (o->st != GV_OK) return;
-    if (n > o->cap) {
-      o->st = o->w(o->ctx, s, n);
-      return;
-    }
-  }
-  memcpy(o->buf + o->len, s, n);
-  o->len += n;
-}
-
-static void o_puts(tout *o, const char *s) {
-  o_put(o, s, strlen(s));
-}
-
-static void o_putc(tout *o, char c) {
-  if (!o->sb && o->st == GV_OK && o->len < o->cap) {
-    o->buf[o->len++] = c;
-    return;
-  }
-  o_put(o, &c, 1);
-}
-
-static const char hexdig[] = "0123456789abcdef";
-
-/* ===========================================================================
- * Scalars (shared by gv_print, gv_print_json and gv__sbuf_repr_key)
- * =========================================================================== */
-
-/* Shortest text that round-trips through strtod, laid out like Python's repr.
- * out must hold 40 bytes; returns the length. */
-static size_t fmt_float(char *out, double v) {
-  if (isnan(v)) {
-    memcpy(out, "nan", 4);
-    return 3;
-  }
-  if (isinf(v)) {
-    if (v > 0) {
-      memcpy(out, "inf", 4);
-      return 3;
-    }
-    memcpy(out, "-inf", 5);
-    return 4;
-  }
-  char tmp[48];
-  int p;
-  for (p = 1; p <= 17; p++) {
-    snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
-    if (strtod(tmp, NULL) == v) break;
-  }
-  if (p > 17) snprintf(tmp, sizeof tmp, "%.16e", v);
-  char dig[24];
-  size_t nd = 0;
-  const char *s = tmp;
-  int neg = 0;
-  if (*s == '-') {
-    neg = 1;
-    s++;
-  }
-  for (; *s && *s != 'e'; s++)
-    if (*s >= '0' && *s <= '9' && nd < sizeof dig) dig[nd++] = *s;
-  int e = (*s == 'e') ? atoi(s + 1) : 0;
-  while (nd > 1 && dig[nd - 1] == '0')
-    nd--;
-  size_t k = 0;
-  if (neg) out[k++] = '-';
-  if (e >= -4 && e < 16) {
-    if (e >= 0) {
-      size_t ip = (size_t)e + 1;
-      for (size_t i = 0; i < ip; i++)
-        out[k++] = i < nd ? dig[i] : '0';
-      out[k++] = '.';
-      if (nd > ip) {
-        for (size_t i = ip; i < nd; i++)
-          out[k++] = dig[i];
-      } else {
-        out[k++] = '0';
-      }
-    } else {
-      out[k++] = '0';
-      out[k++] = '.';
-      for (int i = 0; i < -e - 1; i++)
-        out[k++] = '0';
-      for (size_t i = 0; i < nd; i++)
-        out[k++] = dig[i];
-    }
-  } else {
-    out[k++] = dig[0];
-    if (nd > 1) {
-      out[k++] = '.';
-      for (size_t i = 1; i < nd; i++)
-        out[k++] = dig[i];
-    }
-    out[k++] = 'e';
-    out[k++] = e < 0 ? '-' : '+';
-    int ae = e < 0 ? -e : e;
-    int w = snprintf(out + k, 8, "%02d", ae);
-    k += (size_t)(w > 0 ? w : 0);
-  }
-  out[k] = '\0';
-  return k;
-}
-
-/* Python repr of a str (bytes when is_bytes). */
-static void put_pystr(tout *o, const char *s, size_t n, int is_bytes) {
-  int has_sq = n && memchr(s, '\'', n) != NULL;
-  int has_dq = n && memchr(s, '"', n) != NULL;
-  char q = (has_sq && !has_dq) ? '"' : '\'';
-  if (is_bytes) o_putc(o, 'b');
-  o_putc(o, q);
-  size_t run = 0, i = 0;
-  while (i < n) {
-    unsigned char c = (unsigned char)s[i];
-    char esc[4];
-    size_t el = 2, skip = 1;
-    esc[0] = '\\';
-    if (c == '\\' || c == (unsigned char)q) {
-      esc[1] = (char)c;
-    } else if (c == '\n') {
-      esc[1] = 'n';
-    } else if (c == '\r') {
-      esc[1] = 'r';
-    } else if (c == '\t') {
-      esc[1] = 't';
-    } else if (c < 0x20 || c == 0x7f || (is_bytes && c >= 0x80)) {
-      esc[1] = 'x';
-      esc[2] = hexdig[c >> 4];
-      esc[3] = hexdig[c & 15];
-      el = 4;
-    } else if (!is_bytes && c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
-               (unsigned char)s[i + 1] <= 0x9f) {
-      unsigned char d = (unsigned char)s[i + 1]; /* C1 control U+0080..U+009F */
-      esc[1] = 'x';
-      esc[2] = hexdig[d >> 4];
-      esc[3] = hexdig[d & 15];
-      el = 4;
-      skip = 2;
-    } else {
-      i++;
-      continue;
-    }
-    o_put(o, s + run, i - run);
-    o_put(o, esc, el);
-    i += skip;
-    run = i;
-  }
-  o_put(o, s + run, n - run);
-  o_putc(o, q);
-}
-
-/* JSON string. */
-static void put_jstr(tout *o, const char *s, size_t n) {
-  o_putc(o, '"');
-  size_t run = 0;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    char esc[6];
-    size_t el = 2;
-    esc[0] = '\\';
-    if (c == '"' || c == '\\') {
-      esc[1] = (char)c;
-    } else if (c == '\n') {
-      esc[1] = 'n';
-    } else if (c == '\r') {
-      esc[1] = 'r';
-    } else if (c == '\t') {
-      esc[1] = 't';
-    } else if (c == '\b') {
-      esc[1] = 'b';
-    } else if (c == '\f') {
-      esc[1] = 'f';
-    } else if (c < 0x20) {
-      memcpy(esc + 1, "u00", 3);
-      esc[4] = hexdig[c >> 4];
-      esc[5] = hexdig[c & 15];
-      el = 6;
-    } else {
-      continue;
-    }
-    o_put(o, s + run, i - run);
-    o_put(o, esc, el);
-    run = i + 1;
-  }
-  o_put(o, s + run, n - run);
-  o_putc(o, '"');
-}
-
-/* Decimal digits of u at the end of a 20-byte buffer; returns the first. */
-static char *fmt_u64(char *end, uint64_t u) {
-  char *p = end;
-  do {
-    *--p = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
-  return p;
-}
-
-/* An int in decimal (what printf's PRId64 gives), written to o. */
-static void put_i64(tout *o, int64_t v) {
-  char b[24], *end = b + sizeof b;
-  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  char *p = fmt_u64(end, u);
-  if (v < 0) *--p = '-';
-  o_put(o, p, (size_t)(end - p));
-}
-
-/* A leaf in repr spelling, or with json in JSON's. Returns 0, having written
- * nothing, for a leaf that has no JSON form (bytes, handle, *, nan, inf). */
-static int put_leaf(tout *o, const gv_node *n, int json) {
-  char b[48];
-  int k;
-  switch (gv__kind(n)) {
-  case GV_NONE:
-    o_puts(o, json ? "null" : "None");
-    break;
-  case GV_BOOL:
-    if (gv__ival(n))
-      o_puts(o, json ? "true" : "True");
-    else
-      o_puts(o, json ? "false" : "False");
-    break;
-  case GV_INT:
-    put_i64(o, gv__ival(n));
-    break;
-  case GV_FLOAT:
-    if (json && !isfinite(gv__fval(n))) return 0;
-    o_put(o, b, fmt_float(b, gv__fval(n)));
-    break;
-  case GV_STR:
-    if (json)
-      put_jstr(o, GV__BLOB(n)->data, GV__BLOB(n)->len);
-    else
-      put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 0);
-    break;
-  case GV_BYTES:
-    if (json) return 0;
-    put_pystr(o, GV__BLOB(n)->data, GV__BLOB(n)->len, 1);
-    break;
-  case GV_HANDLE:
-    if (json) return 0;
-    k = snprintf(b, sizeof b, "&%" PRIu64, gv__sval(n));
-    o_put(o, b, (size_t)(k > 0 ? k : 0));
-    break;
-  case GV_STAR:
-    if (json) return 0;
-    o_putc(o, '*');
-    break;
-  default:
-    o_puts(o, "<?>");
-    break;
-  }
-  return 1;
-}
-
-/* Python repr of a leaf. */
-static void put_scalar(tout *o, const gv_node *n) {
-  (void)put_leaf(o, n, 0);
-}
-
-/* Repr of a key: a leaf or a tuple of keys (at most GV_MAX_KEY_DEPTH deep;
- * deeper tuples print as (...)). Iterative over a small fixed stack. */
-static void put_key(tout *o, const gv_node *k) {
-  struct {
-    const gv_node *t;
-    size_t i;
-  } st[GV_MAX_KEY_DEPTH + 1];
-  size_t d = 0;
-  const gv_node *cur = k;
-  for (;;) {
-    if (o->sb && o->sb->truncated) return; /* an error message is full: stop */
-    if (!cur) {
-      o_puts(o, "<NULL>");
-    } else if (gv__kind(cur) == GV_TUPLE) {
-      if (d == GV_MAX_KEY_DEPTH + 1) {
-        o_puts(o, "(...)");
-      } else {
-        o_putc(o, '(');
-        st[d].t = cur;
-        st[d].i = 0;
-        d++;
-      }
-    } else if (gv__is_leaf(cur)) {
-      put_scalar(o, cur);
-    } else {
-      size_t len;
-      const char *tn = gv_type_name(cur, &len);
-      o_putc(o, '<');
-      if (tn) o_put(o, tn, len);
-      o_putc(o, '>');
-    }
-    for (;;) {
-      if (d == 0) return;
-      const gv_node *t = st[d - 1].t;
-      if (st[d - 1].i < gv__arity(t)) {
-        if (st[d - 1].i) o_put(o, ", ", 2);
-        cur = GV__CONT(t)->kids[st[d - 1].i++];
-        break;
-      }
-      if (gv__arity(t) == 1)
-        o_put(o, ",)", 2);
-      else
-        o_putc(o, ')');
-      d--;
-    }
-  }
-}
-
-void gv__sbuf_repr_key(gv__sbuf *b, const gv_node *k) {
-  tout o;
-  memset(&o, 0, sizeof o);
-  o.sb = b;
-  put_key(&o, k);
-}
 
 /* ===========================================================================
  * Printers
@@ -526,7 +182,7 @@ static gv_status print_repr(gv__mem mem, const gv_node *root, tout *o, gv_error 
       size_t idx = f->i++;
       if (idx) o_put(o, ", ", 2);
       if (keyed_kind(n)) {
-        put_key(o, gv_key(n, idx));
+        gv__put_key(o, gv_key(n, idx));
         o_put(o, ": ", 2);
       } else if (gv__kind(n) == GV_NAMEDTUPLE) {
         put_blob_raw(o, gv_field_name(n, idx));
@@ -576,10 +232,10 @@ static gv_status print_json(gv__mem mem, const gv_node *root, tout *o, gv_error 
       case GV_BYTES:
       case GV_HANDLE:
       case GV_STAR: {
-        if (put_leaf(o, v, 1)) break;
+        if (gv__put_leaf(o, v, 1)) break;
         char w[128];
         if (gv__kind(v) == GV_FLOAT) {
-          fmt_float(b, gv__fval(v));
+          gv__fmt_float(b, gv__fval(v));
           snprintf(w, sizeof w, "float %s is not representable in JSON", b);
         } else {
           snprintf(w, sizeof w, "%s is not representable in JSON",
@@ -629,7 +285,7 @@ static gv_status print_json(gv__mem mem, const gv_node *root, tout *o, gv_error 
       if (idx) o_put(o, ", ", 2);
       if (keyed_kind(n)) {
         const gv_node *key = gv_key(n, idx);
-        put_jstr(o, GV__BLOB(key)->data, GV__BLOB(key)->len);
+        gv__put_jstr(o, GV__BLOB(key)->data, GV__BLOB(key)->len);
         o_put(o, ": ", 2);
       }
       v = GV__CONT(n)->kids[idx];

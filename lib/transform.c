@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* transform.c -- traverse, map, map_up_to, map_shape, lists_to_tuples, order. */
-#include "internal.h"
 #include "match.h"
 
 /* ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* walk.c -- the iterative rebuild walk shared by the single-tree passes. */
-#include "internal.h"
+#include "walk.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define GV__INLINE static inline __attribute__((always_inline))
