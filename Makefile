@@ -74,6 +74,7 @@ test-python: test-deps $(VENV)/.requirements
 	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) \
 	  $(if $(CI),-DGROVE_WERROR=ON)
 	cmake --build build-py -j $(JOBS)
+	$(VENV_PY) tests/check_layers.py python python/src build-py/CMakeFiles/_grove.dir/python/src
 	PYTHONPATH=$(abspath build-py/python) $(VENV_PY) -m pytest tests/python -q $(PYTEST_ARGS)
 
 test-asan: san-deps
