@@ -530,16 +530,33 @@ def _from_bytes(data, *, max_size=100_000_000):
 
     The encoding writes a repeated subtree once, so a few bytes can describe a structure
     far too large to use; one larger than max_size nodes (and bytes of str keys) written
-    out raises ValueError (None or 0: no bound). Like any pickle, load only data you trust."""
-    magic, wire, objs, classes, none_is_leaf, namespace = pickle.loads(data)
-    if magic != _WIRE_MAGIC:
+    out raises ValueError (None or 0: no bound). Every object decoded is checked for kind
+    and type before use: what is not a structure as to_bytes writes one raises ValueError.
+    Like any pickle, load only data you trust."""
+    payload = pickle.loads(data)
+    if (type(payload) is not tuple or len(payload) != 6 or type(payload[0]) is not bytes
+            or payload[0] != _WIRE_MAGIC):
         raise ValueError('not a grove TreeSpec encoding')
+    _, wire, objs, classes, none_is_leaf, namespace = payload
+    for what, value, want in (('wire', wire, bytes), ('handle objects', objs, dict),
+                              ('classes', classes, dict), ('none_is_leaf', none_is_leaf, bool),
+                              ('namespace', namespace, str)):
+        if type(value) is not want:
+            raise ValueError(f'grove: malformed TreeSpec encoding: its {what} is a '
+                             f'{type(value).__name__}, not a {want.__name__}')
+    if any(type(h) is not int or h < 1 for h in objs):
+        raise ValueError('grove: malformed TreeSpec encoding: a handle is not a positive int')
     for name, obj in classes.items():
+        if type(name) is not str or name == 'NoneType':
+            raise ValueError(f'grove: malformed TreeSpec encoding: a class name is {name!r}')
+        if not (isinstance(obj, type) or callable(obj) or obj is None):
+            raise ValueError(f'grove: malformed TreeSpec encoding: {name!r} names {obj!r}, '
+                             'neither a class nor a default factory')
         if _grove._name_for(obj) != name:
             raise ValueError(f'cannot load a TreeSpec naming {obj!r}: in this process its '
                              f'name is {_grove._name_for(obj)!r}, not {name!r}')
     hmap = {h: _grove._handle_for(obj) for h, obj in objs.items()}
-    return _grove._spec_from_wire(wire, hmap, none_is_leaf, namespace, max_size or 0)
+    return _grove._spec_from_wire(wire, hmap, classes, none_is_leaf, namespace, max_size or 0)
 
 
 def _reduce(self):
