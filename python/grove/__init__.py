@@ -27,6 +27,7 @@ from grove._grove import (
     canonicalize,
     memory_stats,
     set_memory_limit,
+    set_output_limit,
     tree_flatten,
     tree_leaves,
     tree_map,
@@ -65,6 +66,7 @@ __all__ = [
     'canonicalize',
     'memory_stats',
     'set_memory_limit',
+    'set_output_limit',
     'GLOBAL_NAMESPACE',
 ]
 
@@ -417,8 +419,10 @@ def _is_prefix(self, other, strict=False):
     stack = [(self, other)]
     while stack:
         a, b = stack.pop()
+        if a == b:  # O(1): the same structure (shared subtrees are met once per pair)
+            continue
         if a.is_leaf():
-            all_leaves_match = all_leaves_match and b.is_leaf()
+            all_leaves_match = False
             continue
         ka, na, ca, ea = a._info()
         kb, nb, cb, eb = b._info()
@@ -438,71 +442,6 @@ def _is_prefix(self, other, strict=False):
             return False
         stack.extend(zip(a.children(), b.children()))
     return not strict or not all_leaves_match
-
-
-def _structseq_fields(cls, n):
-    names = getattr(cls, '__match_args__', None)
-    if isinstance(names, tuple) and len(names) == n:
-        return list(names)
-    return [f'<unnamed@{i}>' for i in range(n)]
-
-
-def _node_repr(kind, arity, cls, extra, kids):
-    if kind == _LEAF:
-        return '*'
-    if kind == _NONE:
-        return 'None'
-    body = ', '.join(kids)
-    if kind == _LIST:
-        return f'[{body}]'
-    if kind == _TUPLE:
-        return f'({body},)' if arity == 1 else f'({body})'
-    if kind in (_DICT, _ODICT, _DDICT):
-        items = ', '.join(f'{k!r}: {v}' for k, v in zip(extra, kids))
-        if kind == _DICT:
-            return f'{{{items}}}'
-        if kind == _ODICT:
-            return f'OrderedDict({{{items}}})' if arity else 'OrderedDict()'
-        return f'defaultdict({cls!r}, {{{items}}})'
-    if kind == _DEQUE:
-        parts = [f'[{body}]'] if arity else []
-        if extra is not None:
-            parts.append(f'maxlen={extra!r}')
-        return f'deque({", ".join(parts)})'
-    if kind == _NT:
-        fields = cls._fields
-        return f'{cls.__name__}({", ".join(f"{f}={v}" for f, v in zip(fields, kids))})'
-    if kind == _SS:
-        mod = getattr(cls, '__module__', None)
-        prefix = '' if mod in (None, '', '__main__', 'builtins', '__builtins__') else f'{mod}.'
-        fields = _structseq_fields(cls, arity)
-        return f'{prefix}{cls.__qualname__}({", ".join(f"{f}={v}" for f, v in zip(fields, kids))})'
-    meta = '' if extra is None else repr(extra[0])
-    return f'CustomTreeNode({cls.__name__}[{meta}], [{body}])'
-
-
-def _repr(self):
-    # post-order over the structure, with an explicit stack
-    stack = [(self, False)]
-    out = []
-    while stack:
-        s, done = stack.pop()
-        if not done:
-            stack.append((s, True))
-            for c in reversed(s.children()):
-                stack.append((c, False))
-            continue
-        kind, arity, cls, extra = s._info()
-        kids = out[len(out) - arity:] if arity else []
-        if arity:
-            del out[len(out) - arity:]
-        out.append(_node_repr(kind, arity, cls, extra, kids))
-    text = out[0]
-    if self.none_is_leaf:
-        text += ', NoneIsLeaf'
-    if self.namespace:
-        text += f', namespace={self.namespace!r}'
-    return f'TreeSpec({text})'
 
 
 # ---- wire and pickle ----
@@ -563,8 +502,6 @@ def _reduce(self):
     return (_from_bytes, (_to_bytes(self),))
 
 
-TreeSpec.__repr__ = _repr
-TreeSpec.__str__ = _repr
 TreeSpec.entries = lambda self: _entries(self)
 TreeSpec.is_prefix = _is_prefix
 TreeSpec.is_suffix = lambda self, other, strict=False: _is_prefix(other, self, strict)

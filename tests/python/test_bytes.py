@@ -7,12 +7,12 @@ limit, what is over the output limit."""
 
 import collections
 import pickle
-import time
 
 import grove
+import optree
 import pytest
 from grove import _grove
-from trees import NS, Box, Color, Point, register_all, struct_time
+from trees import NS, Box, Color, Point, register_all, spec_repr, struct_time
 from wirekit import Wire, payload, unpack
 
 register_all()
@@ -298,3 +298,50 @@ def test_a_bad_node_deep_inside_is_found():
     magic, wire, objs, classes, nil, ns = unpack(grove.tree_structure(tree).to_bytes())
     (h, _), = objs.items()
     refused(payload(wire, {h: 'x'}, classes), 'metadata handle holds an object of type str')
+
+
+# ---------------------------------------------------------------- H4
+
+
+def _dag(levels):
+    """The wire of [[*, *], [*, *]]...: each level one list of the level below twice."""
+    w = Wire()
+    x = w.star()
+    for _ in range(levels):
+        x = w.list_([x, x])
+    return payload(w.encode())
+
+
+def test_h4_a_small_blob_of_a_huge_structure():
+    data = _dag(25)
+    assert len(data) <= 160
+    spec = grove.TreeSpec.from_bytes(data)  # 2^26 nodes written out: under max_size
+    assert spec.num_leaves == 2 ** 25 and spec.num_nodes == 2 ** 26 - 1
+    # repr: 2^25 stars, 2^25 - 1 lists of "[", "]" and ", " (optree writes the same)
+    with pytest.raises(ValueError, match=r'repr\(\) of this TreeSpec would be 167772166 characters, '
+                       r'more than the output limit of 100000000 \(grove.set_output_limit\)'):
+        repr(spec)
+    # paths: the nodes written out and 25 entries for each of the 2^25 leaves
+    with pytest.raises(ValueError, match=r'paths\(\) of this TreeSpec would be 905969663 nodes and '
+                       r'path entries, more than the output limit of 100000000'):
+        spec.paths()
+    with pytest.raises(ValueError, match='output limit'):
+        str(spec)
+    # what does not write it out answers at once
+    assert spec == grove.TreeSpec.from_bytes(data) and hash(spec) == hash(spec)
+    assert spec.is_prefix(spec) and not spec.is_prefix(spec, strict=True)
+    assert len(spec.children()) == 2 and spec.children()[0].num_leaves == 2 ** 24
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    with pytest.raises(ValueError, match='Too few leaves'):
+        spec.unflatten([])
+    with pytest.raises(ValueError):
+        spec.flatten_up_to([1, 2])
+
+
+def test_dag_outputs_equal_optree():
+    spec = grove.TreeSpec.from_bytes(_dag(10))
+    tree = spec.unflatten(range(2 ** 10))
+    ospec = optree.tree_structure(tree)
+    assert spec_repr(spec) == spec_repr(ospec)
+    assert spec.paths() == ospec.paths() == optree.tree_paths(tree)
+    assert spec.num_nodes == ospec.num_nodes
