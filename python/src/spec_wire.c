@@ -201,7 +201,7 @@ typedef struct wcheck {
   pset names; /* type-name and factory nodes met */
   const gv_node **stack;
   size_t n, cap;
-  PyObject *keysets; /* list of int(node): keysets holding handles, for check_distinct */
+  PyObject *keysets; /* int(keyset), + 1 for an OrderedDict's: host-ordered keysets */
 } wcheck;
 
 static int bad(const char *fmt, ...) {
@@ -323,7 +323,7 @@ static int check_keyset(wcheck *w, const gv_node *ks, int odict) {
   if (r <= 0) return r;
   if (gv_kind(ks) != GV_KEYSET) return bad("a dict's keys are %s", kind_name(ks));
   size_t n = gv_arity(ks);
-  int host = 0, handles = 0;
+  int host = 0;
   for (size_t i = 0; i < n; i++) {
     const gv_node *k = GV__CONT(ks)->kids[i];
     if (scalar_key(k)) continue;
@@ -344,7 +344,6 @@ static int check_keyset(wcheck *w, const gv_node *ks, int odict) {
       t = py_scalar_key(PyTuple_GET_ITEM(o, j));
     if (t || py_scalar_key(o))
       return bad("a dict key's object is of type %s, which is no handle", Py_TYPE(o)->tp_name);
-    handles = 1;
   }
   if (host != gv_keyset_host_ordered(ks))
     return bad(host ? "a dict of tuple or object keys is not in the host's order"
@@ -353,8 +352,8 @@ static int check_keyset(wcheck *w, const gv_node *ks, int odict) {
   if (odict && host && perm)
     for (size_t i = 0; i < n; i++)
       if (perm[i] != i) return bad("an OrderedDict's keys are not in insertion order");
-  if (handles) {
-    PyObject *v = PyLong_FromVoidPtr((void *)ks);
+  if (host) { /* its order and its objects: check_host_keysets */
+    PyObject *v = PyLong_FromVoidPtr((void *)((const char *)ks + (odict ? 1 : 0)));
     r = v ? PyList_Append(w->keysets, v) : -1;
     Py_XDECREF(v);
     if (r < 0) return -1;
@@ -468,25 +467,55 @@ static int check_value(wcheck *w, const gv_node *n) {
   return 0;
 }
 
-/* The keys of each keyset holding handles are hashable and distinct, as a
- * dict's are (the objects' __hash__ and __eq__ run here). */
-static int check_distinct(wcheck *w) {
+/* A host-ordered keyset's keys are hashable and distinct, as a dict's are,
+ * and (but an OrderedDict's) in the order Python gives them (the package's
+ * key order, which the flatten walk asks too). The keys' __hash__, __eq__
+ * and __lt__ run here. */
+static int check_host_keysets(wcheck *w) {
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE(w->keysets); i++) {
-    const gv_node *ks = PyLong_AsVoidPtr(PyList_GET_ITEM(w->keysets, i));
+    const char *p = PyLong_AsVoidPtr(PyList_GET_ITEM(w->keysets, i));
+    int odict = (int)((uintptr_t)p & 1);
+    const gv_node *ks = (const gv_node *)(const void *)(p - odict);
     PyObject *keys = keys_of(w->st, w->g, ks);
     if (!keys) return -1;
-    Py_INCREF(keys);
-    PyObject *set = PySet_New(keys);
-    Py_ssize_t n = PyTuple_GET_SIZE(keys);
-    Py_DECREF(keys);
+    PyObject *list = PySequence_List(keys); /* a list of its own: held while code runs */
+    if (!list) return -1;
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    PyObject *set = PySet_New(list);
     if (!set) {
+      Py_DECREF(list);
       if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
       PyErr_Clear();
       return bad("a dict key is not hashable");
     }
     Py_ssize_t m = PySet_GET_SIZE(set);
     Py_DECREF(set);
-    if (m != n) return bad("a dict's keys are not distinct");
+    if (m != n) {
+      Py_DECREF(list);
+      return bad("a dict's keys are not distinct");
+    }
+    if (odict) {
+      Py_DECREF(list);
+      continue;
+    }
+    PyObject *ord = w->st->key_order ? PyObject_CallOneArg(w->st->key_order, list) : NULL;
+    Py_DECREF(list);
+    if (!ord) {
+      if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_RuntimeError,
+                        "grove._grove is set up by importing the grove package");
+      return -1;
+    }
+    int same = PyList_CheckExact(ord) && PyList_GET_SIZE(ord) == n;
+    const uint32_t *perm = GV__CONT(ks)->perm;
+    for (Py_ssize_t r = 0; same && r < n; r++) {
+      PyObject *x = PyList_GET_ITEM(ord, r);
+      same =
+          PyLong_CheckExact(x) && PyLong_AsSsize_t(x) == (Py_ssize_t)(perm ? perm[r] : (uint32_t)r);
+    }
+    Py_DECREF(ord);
+    if (PyErr_Occurred()) return -1;
+    if (!same) return bad("a dict's keys are not in the order Python gives them");
   }
   return 0;
 }
@@ -495,7 +524,7 @@ static int check_decoded(wcheck *w, const gv_node *root, const hmap *hm) {
   if (push(w, root) < 0) return -1;
   while (w->n)
     if (check_value(w, w->stack[--w->n]) < 0) return -1;
-  if (check_distinct(w) < 0) return -1;
+  if (check_host_keysets(w) < 0) return -1;
   if ((Py_ssize_t)w->names.len != PyDict_GET_SIZE(w->classes))
     return bad("it carries classes that it does not name");
   for (size_t i = 0; i < hm->n; i++)

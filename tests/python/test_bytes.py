@@ -249,6 +249,12 @@ def test_keysets():
     refused(dict_of([lambda w: w.str_('b'), lambda w: w.str_('a')], host=[1, 0]),
             'scalar keys is in a host')
     refused(dict_of([lambda w: w.tuple_([w.int_(1)])]), 'not in the host')
+    # a host's order is Python's: (0,) sorts before (1,)
+    one, zero = (lambda w: w.tuple_([w.int_(1)])), (lambda w: w.tuple_([w.int_(0)]))
+    spec = grove.TreeSpec.from_bytes(dict_of([one, zero], host=[1, 0]))
+    assert spec == grove.tree_structure({(1,): 1, (0,): 2})
+    assert spec.paths() == [((0,),), ((1,),)]
+    refused(dict_of([one, zero], host=[0, 1]), 'not in the order Python gives them')
     # a NaN key node (the binding keeps NaN keys as handles), a nested tuple key
     refused(dict_of([lambda w: w.float_(float('nan'))]), 'a dict key is a float')
     refused(dict_of([lambda w: w.tuple_([w.tuple_([])])], host=[0]), 'a tuple key holds a tuple')
