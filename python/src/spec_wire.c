@@ -20,6 +20,7 @@ typedef struct bufw {
 } bufw;
 static gv_status buf_write(void *ctx, const char *data, size_t len) {
   bufw *b = ctx;
+  if (!len) return GV_OK;
   if (b->len + len > b->cap) {
     size_t nc = b->cap ? b->cap * 2 : 256;
     while (nc < b->len + len)
