@@ -351,3 +351,12 @@ def test_dag_outputs_equal_optree():
     assert spec_repr(spec) == spec_repr(ospec)
     assert spec.paths() == ospec.paths() == optree.tree_paths(tree)
     assert spec.num_nodes == ospec.num_nodes
+
+
+# ---------------------------------------------------------------- the fuzzer
+
+
+def test_fuzz_smoke():
+    """A fixed-seed run of the from_bytes fuzzer (make fuzz-python runs it for minutes)."""
+    import fuzz_from_bytes
+    assert fuzz_from_bytes.main(['--runs', '5000', '--seed', '1']) == 0
