@@ -472,6 +472,8 @@ def _from_bytes(data, *, max_size=100_000_000):
     out raises ValueError (None or 0: no bound). Every object decoded is checked for kind
     and type before use: what is not a structure as to_bytes writes one raises ValueError.
     Like any pickle, load only data you trust."""
+    if max_size is not None and (type(max_size) is not int or max_size < 0):
+        raise ValueError(f'max_size must be None or an int >= 0, got {max_size!r}')
     payload = pickle.loads(data)
     if (type(payload) is not tuple or len(payload) != 6 or type(payload[0]) is not bytes
             or payload[0] != _WIRE_MAGIC):

@@ -97,14 +97,15 @@ PyObject *py_set_output_limit(PyObject *m, PyObject *arg) {
     PyErr_Format(PyExc_TypeError, "set_output_limit: expected an int, got %R", arg);
     return NULL;
   }
-  unsigned long long v = PyLong_AsUnsignedLongLong(arg);
-  if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-    if (PyErr_ExceptionMatches(PyExc_OverflowError) && _PyLong_Sign(arg) < 0) {
-      PyErr_Clear();
-      PyErr_SetString(PyExc_ValueError, "set_output_limit: the limit must be >= 0 (0: none)");
-    }
+  int over = 0;
+  long long sv = PyLong_AsLongLongAndOverflow(arg, &over);
+  if (sv == -1 && PyErr_Occurred()) return NULL;
+  if (over < 0 || (!over && sv < 0)) {
+    PyErr_SetString(PyExc_ValueError, "set_output_limit: the limit must be >= 0 (0: none)");
     return NULL;
   }
+  unsigned long long v = over ? PyLong_AsUnsignedLongLong(arg) : (unsigned long long)sv;
+  if (over && PyErr_Occurred()) return NULL;
   uint64_t old = st->out_limit;
   st->out_limit = v;
   return PyLong_FromUnsignedLongLong(old);
@@ -122,11 +123,17 @@ static int out_check(gstate *st, const char *what, const char *unit, uint64_t si
 }
 
 /* A registered class's node's (metadata, entries), borrowed from the handle
- * table (read it before anything can run), or NULL with an exception. */
+ * table (read it before anything can run), or NULL with an exception. The
+ * flatten walk and from_bytes make it a pair whose entries are None or one
+ * per child; anything else (an object equal to it put in the handle table
+ * first) is refused rather than read out of bounds. */
 static PyObject *custom_meta(gstate *st, const gv_node *n) {
-  PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n)));
-  if (md && (!PyTuple_Check(md) || PyTuple_GET_SIZE(md) != 2)) {
-    PyErr_Format(PyExc_SystemError, "grove: a custom node's metadata is a %s, not a pair",
+  PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n))), *e;
+  if (md && (!PyTuple_Check(md) || PyTuple_GET_SIZE(md) != 2 ||
+             ((e = PyTuple_GET_ITEM(md, 1)) != Py_None &&
+              (!PyTuple_Check(e) || (size_t)PyTuple_GET_SIZE(e) != gv_arity(n))))) {
+    PyErr_Format(PyExc_SystemError,
+                 "grove: a custom node's metadata is a %s, not (metadata, entries)",
                  Py_TYPE(md)->tp_name);
     return NULL;
   }

@@ -111,6 +111,8 @@ def test_valid_encodings_still_load():
 def test_payload_shape_and_types():
     spec = grove.tree_structure([1, {'a': Point(1, 2)}])
     parts = unpack(spec.to_bytes())
+    for bad in (-1, 1.5, '10'):
+        refused(spec.to_bytes(), 'max_size must be', max_size=bad)
     refused(pickle.dumps(7), 'not a grove TreeSpec encoding')
     refused(pickle.dumps(tuple(parts[:5])), 'not a grove TreeSpec encoding')
     refused(pickle.dumps(('grove-treespec-1', *parts[1:])), 'not a grove TreeSpec encoding')

@@ -111,9 +111,14 @@ def test_output_limit_is_settable():
         assert repr(spec) == text
         with pytest.raises(ValueError, match='>= 0'):
             grove.set_output_limit(-1)
+        with pytest.raises(ValueError, match='>= 0'):
+            grove.set_output_limit(-2 ** 70)
+        with pytest.raises(OverflowError):
+            grove.set_output_limit(2 ** 64)
+        assert grove.set_output_limit(2 ** 64 - 1) == 0
         with pytest.raises(TypeError):
             grove.set_output_limit('1')
-        assert grove.set_output_limit(0) == 0
+        assert grove.set_output_limit(0) == 2 ** 64 - 1
     finally:
         grove.set_output_limit(old)
 
