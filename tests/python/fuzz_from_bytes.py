@@ -167,7 +167,9 @@ def check_spec(spec):
     if not (spec == spec and hash(spec) == hash(spec)):
         raise Finding('spec != spec')
     back = pickle.loads(pickle.dumps(spec))
-    if back != spec or repr(back) != text:
+    # a NaN in a key or in metadata is another object after the round trip, not equal to
+    # the first, so the spec is another too (as in optree, which compares them with ==)
+    if repr(back) != text or (back != spec and 'nan' not in text):
         raise Finding('pickle round trip changed the spec')
     if spec.num_leaves > MAX_LEAVES:
         return
