@@ -316,6 +316,8 @@ def tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=None, *, none_is_leaf=
 
 def tree_flatten_one_level(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
     """(children, metadata, entries, unflatten_func) of tree's root node."""
+    if namespace is GLOBAL_NAMESPACE:  # (optree accepts it here)
+        namespace = ''
     node_type = type(tree)
     kind = _grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     if kind == _LEAF:
@@ -514,7 +516,7 @@ def _to_bytes(self):
     """The structure as bytes: grove's wire encoding plus the Python objects it
     names (classes by module and qualname; handles' objects pickled)."""
     wire, handles, names = _grove._spec_refs(self)
-    objs = {h: _grove._handle_object(h) for h in handles}
+    objs = {h: _grove._handle_object(self, h) for h in handles}
     classes = {}
     for name in names:
         if name == 'NoneType':
@@ -538,8 +540,9 @@ def _from_bytes(data, *, max_size=100_000_000):
         if _grove._name_for(obj) != name:
             raise ValueError(f'cannot load a TreeSpec naming {obj!r}: in this process its '
                              f'name is {_grove._name_for(obj)!r}, not {name!r}')
-    hmap = {h: _grove._handle_for(obj) for h, obj in objs.items()}
-    return _grove._spec_from_wire(wire, hmap, none_is_leaf, namespace, max_size or 0)
+    if not isinstance(objs, dict):
+        raise ValueError('not a grove TreeSpec encoding')
+    return _grove._spec_from_wire(wire, objs, none_is_leaf, namespace, max_size or 0)
 
 
 def _reduce(self):

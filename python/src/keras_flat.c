@@ -39,8 +39,9 @@ static PyObject *err_leaf(gstate *st, PyObject *spec, Py_ssize_t i, PyObject *ex
 PyObject *py_is_nested(PyObject *m, PyObject *o) {
   gstate *st = state_of_module(m);
   PyObject *reg = NULL;
-  if (kkind(st, knsdict(st), o, 1, &reg) == K_LEAF) Py_RETURN_FALSE;
-  Py_RETURN_TRUE;
+  int k = kkind(st, o, 1, &reg);
+  if (k < 0) return NULL;
+  return PyBool_FromLong(k != K_LEAF);
 }
 
 PyObject *py_flatten(PyObject *m, PyObject *o) {
@@ -82,15 +83,20 @@ static PyObject *kmap(gstate *st, PyObject *func, PyObject *tree, PyObject *cons
   PyObject *leaves = NULL, *spec = NULL, *res = NULL, **lists = NULL, *out = NULL;
   PyObject *stack_inl[9], **stack = stack_inl;
   if (kflat(st, tree, NULL, none_is_leaf, &leaves, &spec) < 0) return NULL;
+  /* the lists made here are held only by this call: untracked, no code the
+   * function runs can reach them (their items are read borrowed) */
+  PyObject_GC_UnTrack(leaves);
   Py_ssize_t n = PyList_GET_SIZE(leaves);
   if (nrest && !(lists = flatten_rests_up_to(st, (SpecObject *)spec, rests, nrest))) goto done;
+  for (Py_ssize_t j = 0; j < nrest; j++)
+    PyObject_GC_UnTrack(lists[j]);
   if (nrest + 1 > 8 && !(stack = PyMem_Malloc((size_t)(nrest + 2) * sizeof *stack))) {
     PyErr_NoMemory();
     goto done;
   }
   res = PyList_New(n);
   if (!res) goto done;
-  PyObject *nsdict = knsdict(st);
+  PyObject_GC_UnTrack(res);
   PyObject **argv = stack + 1; /* room for PY_VECTORCALL_ARGUMENTS_OFFSET */
   Py_ssize_t off = up_to ? 0 : 1, nargs = nrest + off;
   for (Py_ssize_t i = 0; i < n; i++) {
@@ -107,7 +113,9 @@ static PyObject *kmap(gstate *st, PyObject *func, PyObject *tree, PyObject *cons
     }
     for (Py_ssize_t j = 0; j < nrest; j++) {
       PyObject *sub = PyList_GET_ITEM(lists[j], i), *reg = NULL;
-      if (!up_to && kkind(st, nsdict, sub, none_is_leaf, &reg) != K_LEAF) {
+      int ks = up_to ? K_LEAF : kkind(st, sub, none_is_leaf, &reg);
+      if (ks < 0) goto done;
+      if (ks != K_LEAF) {
         err_leaf(st, spec, i, PyExc_ValueError,
                  "Structures don't have the same nested structure: the first structure has a "
                  "leaf where structure %zd has a nested %s.",
@@ -121,7 +129,7 @@ static PyObject *kmap(gstate *st, PyObject *func, PyObject *tree, PyObject *cons
     if (!r) goto done;
     PyList_SET_ITEM(res, i, r);
   }
-  out = do_unflatten(st, (SpecObject *)spec, res);
+  out = unflatten_node(st, (SpecObject *)spec, ((PyListObject *)res)->ob_item, n);
 done:
   if (stack != stack_inl) PyMem_Free(stack);
   free_rests(lists, nrest);

@@ -80,7 +80,11 @@ static PyObject *tvisit(tctx *c, PyObject *x, int *pushed) {
     Py_DECREF(r);
   }
   PyObject *reg = NULL;
-  int kind = kkind(w->st, w->nsdict, x, 1, &reg);
+  int kind = kkind(w->st, x, 1, &reg);
+  if (kind < 0) {
+    Py_DECREF(x);
+    return NULL;
+  }
   if (kind == K_LEAF) {
     if (c->top_down) return x;
     PyObject *r = tcall(c, x);
@@ -143,7 +147,6 @@ static PyObject *traverse_impl(gstate *st, PyObject *func, PyObject *tree, int t
   tctx c;
   memset(&c, 0, sizeof c);
   c.w.st = st;
-  c.w.nsdict = knsdict(st);
   c.func = func;
   c.top_down = top_down;
   PyObject *r = trav_run(&c, tree);

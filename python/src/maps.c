@@ -42,11 +42,8 @@ int pm_put(ptrmap *m, const void *k, PyObject *v) {
   size_t mask = m->cap - 1, i = slot_of(k, mask);
   while (m->t[i].k && m->t[i].k != k)
     i = (i + 1) & mask;
+  if (m->t[i].k) return 0; /* the first value stays: it may be held borrowed */
   Py_INCREF(v);
-  if (m->t[i].k) {
-    Py_SETREF(m->t[i].v, v);
-    return 0;
-  }
   m->t[i].k = k;
   m->t[i].v = v;
   m->len++;
@@ -61,6 +58,100 @@ void pm_clear(ptrmap *m) {
   for (size_t i = 0; i < cap; i++)
     if (t[i].k) Py_DECREF(t[i].v);
   PyMem_Free(t);
+}
+
+/* ---- type map ---- */
+
+const tm_ent *tm_get(const typemap *m, const PyTypeObject *t) {
+  if (!m->cap) return NULL;
+  size_t mask = m->cap - 1;
+  for (size_t i = slot_of(t, mask);; i = (i + 1) & mask) {
+    if (!m->t[i].t) return NULL;
+    if (m->t[i].t == t) return &m->t[i];
+  }
+}
+
+int tm_put(typemap *m, PyTypeObject *t, int kind, PyObject *reg, PyObject *nsregs) {
+  if (2 * (m->len + 1) > m->cap) {
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    tm_ent *nt = PyMem_Calloc(ncap, sizeof *nt);
+    if (!nt) return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+      if (!m->t[i].t) continue;
+      size_t j = slot_of(m->t[i].t, ncap - 1);
+      while (nt[j].t)
+        j = (j + 1) & (ncap - 1);
+      nt[j] = m->t[i];
+    }
+    PyMem_Free(m->t);
+    m->t = nt;
+    m->cap = ncap;
+  }
+  size_t mask = m->cap - 1, i = slot_of(t, mask);
+  while (m->t[i].t && m->t[i].t != t)
+    i = (i + 1) & mask;
+  if (m->t[i].t) return 0;
+  Py_INCREF(t);
+  Py_XINCREF(reg);
+  Py_XINCREF(nsregs);
+  m->t[i] = (tm_ent){t, reg, nsregs, kind};
+  m->len++;
+  return 0;
+}
+
+void tm_clear(typemap *m) {
+  tm_ent *t = m->t;
+  size_t cap = m->cap;
+  m->t = NULL;
+  m->cap = m->len = 0;
+  for (size_t i = 0; i < cap; i++) {
+    if (!t[i].t) continue;
+    Py_XDECREF(t[i].reg);
+    Py_XDECREF(t[i].nsregs);
+    Py_DECREF(t[i].t);
+  }
+  PyMem_Free(t);
+}
+
+/* ---- identity map ---- */
+
+uint64_t im_get(const idmap *m, const void *k) {
+  if (!m->cap) return 0;
+  size_t mask = m->cap - 1;
+  for (size_t i = slot_of(k, mask);; i = (i + 1) & mask) {
+    if (!m->t[i].k) return 0;
+    if (m->t[i].k == k) return m->t[i].v;
+  }
+}
+
+int im_put(idmap *m, const void *k, uint64_t v) {
+  if (2 * (m->len + 1) > m->cap) {
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    im_ent *nt = PyMem_Calloc(ncap, sizeof *nt);
+    if (!nt) return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+      if (!m->t[i].k) continue;
+      size_t j = slot_of(m->t[i].k, ncap - 1);
+      while (nt[j].k)
+        j = (j + 1) & (ncap - 1);
+      nt[j] = m->t[i];
+    }
+    PyMem_Free(m->t);
+    m->t = nt;
+    m->cap = ncap;
+  }
+  size_t mask = m->cap - 1, i = slot_of(k, mask);
+  while (m->t[i].k && m->t[i].k != k)
+    i = (i + 1) & mask;
+  if (!m->t[i].k) m->len++;
+  m->t[i] = (im_ent){k, v};
+  return 0;
+}
+
+void im_free(idmap *m) {
+  PyMem_Free(m->t);
+  m->t = NULL;
+  m->cap = m->len = 0;
 }
 
 /* ---- keyset cache ---- */
@@ -103,8 +194,12 @@ void kc_clear(keycache *c) {
   PyMem_Free(t);
 }
 
+int kc_full(const keycache *c, Py_ssize_t n) {
+  return c->len + 1 > KC_MAX_ENTRIES || c->nkeys + (size_t)n > KC_MAX_KEYS;
+}
+
 int kc_put(keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n, const gv_node *ks) {
-  if (c->len + 1 > KC_MAX_ENTRIES || c->nkeys + (size_t)n > KC_MAX_KEYS) {
+  if (kc_full(c, n)) {
     kc_clear(c);
     c->clears++;
     if ((size_t)n > KC_MAX_KEYS) return 0; /* too big to cache */

@@ -119,22 +119,25 @@ fail:
 }
 
 typedef struct hmap {
-  PyObject *d; /* dict old -> new */
+  PyObject *d; /* dict: handle in the encoding -> its object */
+  GenObject *g;
   int bad;
 } hmap;
 static uint64_t map_handle(void *ctx, uint64_t h) {
   hmap *m = ctx;
   PyObject *k = PyLong_FromUnsignedLongLong(h);
-  PyObject *v = k ? PyDict_GetItemWithError(m->d, k) : NULL;
+  PyObject *v = k ? PyDict_GetItemWithError(m->d, k) : NULL; /* (int keys: no code) */
   Py_XDECREF(k);
-  if (!v) {
+  uint64_t nh = v ? handle_for(m->g, v) : 0; /* numbered in the new spec's generation */
+  if (!nh) {
+    PyErr_Clear();
     m->bad = 1;
     return h;
   }
-  return (uint64_t)PyLong_AsUnsignedLongLong(v);
+  return nh;
 }
 
-/* _spec_from_wire(bytes, handle_map, none_is_leaf, namespace, max_size) -> TreeSpec
+/* _spec_from_wire(bytes, handle_objects, none_is_leaf, namespace, max_size) -> TreeSpec
  * max_size bounds the structure written out (gv_expanded_size; 0: no bound): the encoding
  * shares repeated subtrees, so a few bytes can describe a structure of 2^63 leaves, which
  * nothing could unflatten or print. */
@@ -168,14 +171,14 @@ PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
   for (int attempt = 0; attempt < 2; attempt++) {
     GenObject *g = attempt ? (new_gen(st) < 0 ? NULL : st->cur) : cur_gen(st);
     if (!g) break;
-    hmap mp = {hm, 0};
+    hmap mp = {hm, g, 0};
     rc = gv__copy_map(g->a, dec, map_handle, &mp, &out, &e);
     if (rc == GV_OK) {
       if (mp.bad) {
         PyErr_SetString(PyExc_ValueError, "grove: the encoding names a handle it does not carry");
         break;
       }
-      res = spec_new(st, g, out, nil, ns);
+      res = spec_new(st, g, out, nil, ns, NULL, 1);
       break;
     }
     if (rc != GV_ENOMEM) {
