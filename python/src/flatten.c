@@ -298,7 +298,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
       PyErr_NoMemory();
       goto fail;
     }
-    PyObject **vals = w->vals + w->nvals; /* borrowed while no user code runs (pin_all) */
+    PyObject **vals = n ? w->vals + w->nvals : NULL; /* borrowed until pin_all */
     Py_ssize_t j = dict_items(o, kbuf, vals, n);
     for (Py_ssize_t q = 0; q < j; q++)
       __builtin_prefetch(vals[q], 1); /* their types are read and counts written soon */

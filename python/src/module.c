@@ -12,7 +12,9 @@
  *   keras.h     grove.keras: keras_walk.c (keras_walk.h), then
  *               keras_traverse.c, keras_assert.c, keras_tape.c, then
  *               keras_flat.c, then keras.c (its method table and state)
- *   treespec.h  the TreeSpec type (treespec.c), its wire form (spec_wire.c)
+ *   treespec.h  the TreeSpec type (treespec.c), then == and hash() of
+ *               structures holding handles (spec_compare.c), its wire form
+ *               (spec_wire.c)
  *   builds.h    structure -> objects: unflatten.c, flatten_up_to.c,
  *               canonicalize.c, then tree_map.c
  *   walks.h     objects -> structure: keys.c, then flatten.c (walk.h)

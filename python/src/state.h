@@ -6,9 +6,10 @@
  *                  statuses and paths as Python errors
  *   generations.c  generations (the arenas structures live in: memory limit,
  *                  recycling), spec_new; memory_stats, set_memory_limit
- *   handles.c      handles: objects numbered once per process (dict keys,
- *                  custom metadata); _handle_object, _handle_for
- *   typenames.c    type names: the process-unique names of classes and
+ *   handles.c      handles: objects a generation holds by identity (dict keys,
+ *                  custom metadata that are no grove values); values <->
+ *                  nodes; _handle_object
+ *   typenames.c    type names: the names, unique while in use, of classes and
  *                  defaultdict factories; _object_named, _name_for
  *   registry.c     the registry's C side: classification, the class and
  *                  registration a custom node names; _setup, _registry_changed
@@ -17,7 +18,10 @@
  * (when not a leaf), namedtuples, PyStructSequences and registered classes are
  * custom nodes whose type name names the Python class (see typenames.c).
  * Every function here runs with the GIL held; nothing is global: all state is
- * in the module state or in a walk. */
+ * in the module state or in a walk. The rule every file keeps (docs/python.md):
+ * any Python allocation may run arbitrary code (the cycle collector's
+ * finalizers), so nothing borrowed is used across a call that can allocate or
+ * run code, and an operation holds the generation it works in. */
 #ifndef GROVE_PY_STATE_H
 #define GROVE_PY_STATE_H
 

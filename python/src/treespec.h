@@ -2,11 +2,12 @@
 /* treespec.h -- the TreeSpec of grove._grove (the layers: module.c). On
  * builds.h.
  *
- *   treespec.c   the TreeSpec type: equality, hash, counts, children, paths,
- *                fingerprint, unflatten, flatten_up_to
- *   spec_compare.c  == and hash() of structures that hold handles
- *   spec_wire.c  a TreeSpec to and from the wire encoding: _spec_refs,
- *                _spec_from_wire (TreeSpec.to_bytes / from_bytes) */
+ *   treespec.c      the TreeSpec type: equality, hash, counts, children,
+ *                   paths, fingerprint, unflatten, flatten_up_to
+ *   spec_compare.c  == and hash() of structures that hold handles (called
+ *                   by treespec.c's == and hash())
+ *   spec_wire.c     a TreeSpec to and from the wire encoding: _spec_refs,
+ *                   _spec_from_wire (TreeSpec.to_bytes / from_bytes) */
 #ifndef GROVE_PY_TREESPEC_H
 #define GROVE_PY_TREESPEC_H
 
