@@ -128,7 +128,7 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
     if (bgrow((void **)&c->vv, &cap, c->nkv + (size_t)n, sizeof *c->vv) < 0) return -1;
     c->ckv = cap;
   }
-  PyObject **kk = c->kk + c->nkv, **vv = c->vv + c->nkv;
+  PyObject **kk = n ? c->kk + c->nkv : NULL, **vv = n ? c->vv + c->nkv : NULL;
   Py_ssize_t j = dict_items(o, kk, vv, n);
   for (Py_ssize_t q = 0; q < j; q++)
     __builtin_prefetch(vv[q], 0); /* their types are read soon */

@@ -118,15 +118,20 @@ static int match_b(kwalk *w, kframe *f, PyObject *b) {
     missing = got ? PyList_New(0) : NULL;
     extra = missing ? PyList_New(0) : NULL;
     int bad = !extra;
-    for (Py_ssize_t q = 0; !bad && q < n; q++) {
+    /* (a key is held while its __eq__ runs: that code may empty the lists) */
+    for (Py_ssize_t q = 0; !bad && q < PyList_GET_SIZE(expected); q++) {
       PyObject *k = PyList_GET_ITEM(expected, q);
+      Py_INCREF(k);
       int has = PyDict_Contains(b, k);
       if (has < 0 || (!has && PyList_Append(missing, k) < 0)) bad = 1;
+      Py_DECREF(k);
     }
     for (Py_ssize_t q = 0; !bad && q < PyList_GET_SIZE(got); q++) {
       PyObject *k = PyList_GET_ITEM(got, q);
+      Py_INCREF(k);
       int has = PyDict_Contains(o, k);
       if (has < 0 || (!has && PyList_Append(extra, k) < 0)) bad = 1;
+      Py_DECREF(k);
     }
     if (!bad)
       kw_err(w, PyExc_ValueError,

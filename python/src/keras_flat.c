@@ -26,7 +26,10 @@ static PyObject *err_leaf(gstate *st, PyObject *spec, Py_ssize_t i, PyObject *ex
     Py_DECREF(msg);
     return NULL;
   }
-  err_at(exc, PyList_GET_ITEM(paths, i), "%U", msg);
+  /* (TreeSpec.paths is an attribute the package sets: check what it gave) */
+  PyObject *path =
+      PyList_CheckExact(paths) && i < PyList_GET_SIZE(paths) ? PyList_GET_ITEM(paths, i) : NULL;
+  err_at(exc, path && PyTuple_Check(path) ? path : NULL, "%U", msg);
   Py_DECREF(paths);
   Py_DECREF(msg);
   return NULL;
@@ -57,9 +60,22 @@ PyObject *py_flatten_with_path(PyObject *m, PyObject *o) {
   paths = PyObject_CallMethodNoArgs(spec, ks_of(st)->s_paths);
   if (!paths) goto done;
   Py_ssize_t n = PyList_GET_SIZE(leaves);
+  if (!PyList_CheckExact(paths) || PyList_GET_SIZE(paths) != n) { /* (an attribute: check) */
+    PyErr_SetString(PyExc_TypeError, "grove.keras: TreeSpec.paths() did not give a path a leaf");
+    goto done;
+  }
+  PyObject_GC_UnTrack(leaves); /* (no finalizer run by the allocations below can reach it) */
   out = PyList_New(n);
   for (Py_ssize_t i = 0; out && i < n; i++) {
-    PyObject *t = PyTuple_Pack(2, PyList_GET_ITEM(paths, i), PyList_GET_ITEM(leaves, i));
+    if (i >= PyList_GET_SIZE(paths)) { /* (a finalizer may reach paths) */
+      PyErr_SetString(PyExc_RuntimeError, "list changed size during iteration");
+      Py_CLEAR(out);
+      break;
+    }
+    PyObject *p = PyList_GET_ITEM(paths, i), *x = PyList_GET_ITEM(leaves, i), *t;
+    Py_INCREF(p); /* (held across the allocation) */
+    t = PyTuple_Pack(2, p, x);
+    Py_DECREF(p);
     if (!t) {
       Py_CLEAR(out);
       break;

@@ -1,12 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /* maps.c -- the plain tables of the extension: a pointer map (node -> object),
- * the keyset cache (key objects by identity -> keyset node) and a pointer set
- * (the walk path). Open addressing, linear probing, power-of-two sizes. */
+ * a type map (class -> kind), an identity map (object -> handle), the keyset
+ * cache (key objects by identity -> keyset node) and a pointer set (the walk
+ * path). Open addressing, linear probing, power-of-two sizes. */
 #include "tables.h"
 
 static size_t slot_of(const void *p, size_t mask) {
   uint64_t x = (uint64_t)(uintptr_t)p * UINT64_C(0x9E3779B97F4A7C15);
   return (size_t)(x >> 32) & mask;
+}
+
+/* Grow a table keyed by pointer (*t: *cap slots of esz bytes, each starting
+ * with its key, NULL in an empty slot) to hold len + 1 at half load: a new
+ * zeroed table, every entry moved to its slot there. -1 no memory. */
+static int grow_by_key(void **t, size_t *cap, size_t len, size_t esz) {
+  if (2 * (len + 1) <= *cap) return 0;
+  size_t ncap = *cap ? *cap * 2 : 64;
+  char *nt = PyMem_Calloc(ncap, esz), *ot = *t;
+  if (!nt) return -1;
+  for (size_t i = 0; i < *cap; i++) {
+    const void *k;
+    memcpy(&k, ot + i * esz, sizeof k);
+    if (!k) continue;
+    size_t j = slot_of(k, ncap - 1);
+    for (;;) {
+      const void *q;
+      memcpy(&q, nt + j * esz, sizeof q);
+      if (!q) break;
+      j = (j + 1) & (ncap - 1);
+    }
+    memcpy(nt + j * esz, ot + i * esz, esz);
+  }
+  PyMem_Free(ot);
+  *t = nt;
+  *cap = ncap;
+  return 0;
 }
 
 /* ---- pointer map ---- */
@@ -20,25 +48,8 @@ PyObject *pm_get(const ptrmap *m, const void *k) {
   }
 }
 
-static int pm_grow(ptrmap *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 64;
-  pm_ent *nt = PyMem_Calloc(ncap, sizeof *nt);
-  if (!nt) return -1;
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->t[i].k) continue;
-    size_t j = slot_of(m->t[i].k, ncap - 1);
-    while (nt[j].k)
-      j = (j + 1) & (ncap - 1);
-    nt[j] = m->t[i];
-  }
-  PyMem_Free(m->t);
-  m->t = nt;
-  m->cap = ncap;
-  return 0;
-}
-
 int pm_put(ptrmap *m, const void *k, PyObject *v) {
-  if (2 * (m->len + 1) > m->cap && pm_grow(m) < 0) return -1;
+  if (grow_by_key((void **)&m->t, &m->cap, m->len, sizeof *m->t) < 0) return -1;
   size_t mask = m->cap - 1, i = slot_of(k, mask);
   while (m->t[i].k && m->t[i].k != k)
     i = (i + 1) & mask;
@@ -72,21 +83,7 @@ const tm_ent *tm_get(const typemap *m, const PyTypeObject *t) {
 }
 
 int tm_put(typemap *m, PyTypeObject *t, int kind, PyObject *reg, PyObject *nsregs) {
-  if (2 * (m->len + 1) > m->cap) {
-    size_t ncap = m->cap ? m->cap * 2 : 64;
-    tm_ent *nt = PyMem_Calloc(ncap, sizeof *nt);
-    if (!nt) return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->t[i].t) continue;
-      size_t j = slot_of(m->t[i].t, ncap - 1);
-      while (nt[j].t)
-        j = (j + 1) & (ncap - 1);
-      nt[j] = m->t[i];
-    }
-    PyMem_Free(m->t);
-    m->t = nt;
-    m->cap = ncap;
-  }
+  if (grow_by_key((void **)&m->t, &m->cap, m->len, sizeof *m->t) < 0) return -1;
   size_t mask = m->cap - 1, i = slot_of(t, mask);
   while (m->t[i].t && m->t[i].t != t)
     i = (i + 1) & mask;
@@ -125,21 +122,7 @@ uint64_t im_get(const idmap *m, const void *k) {
 }
 
 int im_put(idmap *m, const void *k, uint64_t v) {
-  if (2 * (m->len + 1) > m->cap) {
-    size_t ncap = m->cap ? m->cap * 2 : 64;
-    im_ent *nt = PyMem_Calloc(ncap, sizeof *nt);
-    if (!nt) return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->t[i].k) continue;
-      size_t j = slot_of(m->t[i].k, ncap - 1);
-      while (nt[j].k)
-        j = (j + 1) & (ncap - 1);
-      nt[j] = m->t[i];
-    }
-    PyMem_Free(m->t);
-    m->t = nt;
-    m->cap = ncap;
-  }
+  if (grow_by_key((void **)&m->t, &m->cap, m->len, sizeof *m->t) < 0) return -1;
   size_t mask = m->cap - 1, i = slot_of(k, mask);
   while (m->t[i].k && m->t[i].k != k)
     i = (i + 1) & mask;
@@ -175,7 +158,7 @@ const gv_node *kc_get(const keycache *c, uint64_t h, PyObject *const *keys, Py_s
   for (size_t i = (size_t)(h >> 20) & mask;; i = (i + 1) & mask) {
     const kc_ent *e = &c->t[i];
     if (!e->h) return NULL;
-    if (e->h == h && e->n == n && memcmp(e->keys, keys, (size_t)n * sizeof *keys) == 0)
+    if (e->h == h && e->n == n && (!n || memcmp(e->keys, keys, (size_t)n * sizeof *keys) == 0))
       return e->ks;
   }
 }
@@ -240,21 +223,7 @@ int kc_put(keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n, const g
 /* ---- pointer set (tombstone-free: deletion re-inserts the cluster) ---- */
 
 int ps_add(pset *s, const void *p) {
-  if (2 * (s->len + 1) > s->cap) {
-    size_t ncap = s->cap ? s->cap * 2 : 256;
-    const void **nt = PyMem_Calloc(ncap, sizeof *nt);
-    if (!nt) return -1;
-    for (size_t i = 0; i < s->cap; i++) {
-      if (!s->t[i]) continue;
-      size_t j = slot_of(s->t[i], ncap - 1);
-      while (nt[j])
-        j = (j + 1) & (ncap - 1);
-      nt[j] = s->t[i];
-    }
-    PyMem_Free((void *)s->t);
-    s->t = nt;
-    s->cap = ncap;
-  }
+  if (grow_by_key((void **)&s->t, &s->cap, s->len, sizeof *s->t) < 0) return -1;
   size_t mask = s->cap - 1, i = slot_of(p, mask);
   while (s->t[i]) {
     if (s->t[i] == p) return 0;

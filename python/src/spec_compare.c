@@ -13,7 +13,24 @@
  * equal whichever way each was hashed. Metadata is never hashed. */
 #include "treespec.h"
 
-/* ---- a set of node pairs (each pair compared once) ---- */
+/* ---- a stack of nodes; a set of node pairs (each pair compared once) ---- */
+
+typedef struct nstack {
+  const gv_node **v;
+  size_t n, cap;
+} nstack;
+
+static int ns_push(nstack *s, const gv_node *x) {
+  if (s->n == s->cap) {
+    size_t nc = s->cap ? s->cap * 2 : 64;
+    const gv_node **nv = PyMem_Realloc((void *)s->v, nc * sizeof *nv);
+    if (!nv) return -1;
+    s->v = nv;
+    s->cap = nc;
+  }
+  s->v[s->n++] = x;
+  return 0;
+}
 
 typedef struct pairset {
   const gv_node **t; /* 2 per slot */
@@ -96,25 +113,16 @@ static size_t node_parts(const gv_node *x, const gv_node **meta, const gv_node *
 }
 
 int nodes_equal(GenObject *ga, const gv_node *a, GenObject *gb, const gv_node *b) {
-  const gv_node **stack = NULL;
-  size_t n = 0, cap = 0;
+  nstack s = {NULL, 0, 0}; /* pairs: x then y */
   pairset seen = {NULL, 0, 0};
   int rc = 1;
-#define PUSH(x, y)                                                                                 \
+#define PUSH2(x, y)                                                                                \
   do {                                                                                             \
-    if (n + 2 > cap) {                                                                             \
-      size_t nc = cap ? cap * 2 : 64;                                                              \
-      const gv_node **ns = PyMem_Realloc((void *)stack, nc * sizeof *ns);                          \
-      if (!ns) goto oom;                                                                           \
-      stack = ns;                                                                                  \
-      cap = nc;                                                                                    \
-    }                                                                                              \
-    stack[n++] = (x);                                                                              \
-    stack[n++] = (y);                                                                              \
+    if (ns_push(&s, (x)) < 0 || ns_push(&s, (y)) < 0) goto oom;                                    \
   } while (0)
-  PUSH(a, b);
-  while (n && rc == 1) {
-    const gv_node *y = stack[--n], *x = stack[--n];
+  PUSH2(a, b);
+  while (s.n && rc == 1) {
+    const gv_node *y = s.v[--s.n], *x = s.v[--s.n];
     if (!x || !y) {
       if (x != y) rc = 0;
       continue;
@@ -126,8 +134,8 @@ int nodes_equal(GenObject *ga, const gv_node *a, GenObject *gb, const gv_node *b
       continue;
     }
     if (kx == GV_HANDLE) {
-      PyObject *ox = handle_obj(ga, gv_get_handle(x)),
-               *oy = ox ? handle_obj(gb, gv_get_handle(y)) : NULL;
+      PyObject *ox = handle_obj(ga, gv_get_handle(x));
+      PyObject *oy = ox ? handle_obj(gb, gv_get_handle(y)) : NULL;
       if (!oy) goto fail;
       if (ox == oy) continue;
       Py_INCREF(ox);
@@ -158,10 +166,10 @@ int nodes_equal(GenObject *ga, const gv_node *a, GenObject *gb, const gv_node *b
     size_t k = node_parts(x, &mx, &ax);
     node_parts(y, &my, &ay);
     if (kx == GV_DEQUE) ax = ay = NULL; /* (compared above) */
-    PUSH(mx, my);
-    PUSH(ax, ay);
+    PUSH2(mx, my);
+    PUSH2(ax, ay);
     for (size_t i = k; i-- > 0;)
-      PUSH(GV__CONT(x)->kids[i], GV__CONT(y)->kids[i]);
+      PUSH2(GV__CONT(x)->kids[i], GV__CONT(y)->kids[i]);
   }
   goto done;
 oom:
@@ -169,8 +177,8 @@ oom:
 fail:
   rc = -1;
 done:
-#undef PUSH
-  PyMem_Free((void *)stack);
+#undef PUSH2
+  PyMem_Free((void *)s.v);
   PyMem_Free((void *)seen.t);
   return rc;
 }
@@ -258,23 +266,11 @@ int blind_hash(const gv_node *root, uint64_t *out) {
     return 0;
   }
   hmemo memo = {NULL, 0, 0};
-  const gv_node **stack = NULL; /* (node, 0: enter / 1: exit) pairs: exit marked by low bit */
-  size_t n = 0, cap = 0;
+  nstack s = {NULL, 0, 0}; /* a node to enter, or (bit 2 set) to finish */
   int rc = 0;
-#define BPUSH(x)                                                                                   \
-  do {                                                                                             \
-    if (n + 1 > cap) {                                                                             \
-      size_t nc = cap ? cap * 2 : 64;                                                              \
-      const gv_node **ns = PyMem_Realloc((void *)stack, nc * sizeof *ns);                          \
-      if (!ns) goto oom;                                                                           \
-      stack = ns;                                                                                  \
-      cap = nc;                                                                                    \
-    }                                                                                              \
-    stack[n++] = (x);                                                                              \
-  } while (0)
-  BPUSH(root);
-  while (n) {
-    const gv_node *x = stack[--n];
+  if (ns_push(&s, root) < 0) goto oom;
+  while (s.n) {
+    const gv_node *x = s.v[--s.n];
     int exiting = ((uintptr_t)x & 2u) != 0; /* (allocated nodes are 8-byte aligned) */
     x = (const gv_node *)((uintptr_t)x & ~(uintptr_t)2u);
     int fresh;
@@ -291,13 +287,13 @@ int blind_hash(const gv_node *root, uint64_t *out) {
       continue;
     }
     if (!fresh) continue;
-    BPUSH((const gv_node *)((uintptr_t)x | 2u));
+    if (ns_push(&s, (const gv_node *)((uintptr_t)x | 2u)) < 0) goto oom;
     const gv_node *meta, *aux;
     size_t k = node_parts(x, &meta, &aux);
     const gv_node *parts[2] = {meta, aux};
     for (size_t i = 0; i < k + 2; i++) {
       const gv_node *p = i < k ? GV__CONT(x)->kids[i] : parts[i - k];
-      if (p && !gv__is_imm(p) && gv_kind(p) > GV_STAR) BPUSH(p);
+      if (p && !gv__is_imm(p) && gv_kind(p) > GV_STAR && ns_push(&s, p) < 0) goto oom;
     }
   }
   {
@@ -311,8 +307,7 @@ oom:
   PyErr_NoMemory();
   rc = -1;
 done:
-#undef BPUSH
-  PyMem_Free((void *)stack);
+  PyMem_Free((void *)s.v);
   PyMem_Free(memo.t);
   return rc;
 }

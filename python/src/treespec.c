@@ -123,6 +123,8 @@ static int spec_hash64_of(SpecObject *s, uint64_t *out) {
   return blind_hash(s->canon, out);
 }
 
+static Py_hash_t spec_hash(PyObject *self);
+
 /* 1 equal, 0 not, -1 error. */
 static int spec_equal(SpecObject *a, SpecObject *b) {
   if (a == b) return 1;
@@ -148,8 +150,8 @@ static int spec_equal(SpecObject *a, SpecObject *b) {
   }
   /* handles: the nodes differ when the objects do, equal or not (==) */
   if (a->cgen == b->cgen && a->canon == b->canon) return same_regs(a, b);
-  uint64_t ha, hb;
-  if (spec_hash64_of(a, &ha) < 0 || spec_hash64_of(b, &hb) < 0) return -1;
+  Py_hash_t ha = spec_hash((PyObject *)a), hb = ha == -1 ? -1 : spec_hash((PyObject *)b);
+  if (ha == -1 || hb == -1) return -1; /* (cached: computed once per TreeSpec) */
   if (ha != hb) return 0;
   Py_INCREF(a); /* (== of the objects is code: it may drop the last other reference) */
   Py_INCREF(b);
