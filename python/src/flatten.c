@@ -4,8 +4,11 @@
  *
  * One explicit stack of frames, no C recursion. A frame holds a strong
  * reference to its container (a callback may drop the last other one), dict
- * values are held on a value stack while their dict is walked, and a custom
- * node's children are held as a tuple. Frames deeper than CYCLE_DEPTH put
+ * values are on a value stack while their dict is walked (borrowed until the
+ * first call that can allocate or run code, then held: pin_all), and a
+ * custom node's children are held as a tuple. The walk holds its generation.
+ * Registered classes nest at most MAX_CUSTOM_DEPTH deep (each level runs the
+ * class's flatten function). Frames deeper than CYCLE_DEPTH put
  * their container in a pointer set: an object met again on the current path
  * is a cycle (RecursionError naming both places), found within CYCLE_DEPTH +
  * the cycle's length steps; shallow trees pay nothing for it. */

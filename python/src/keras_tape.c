@@ -153,10 +153,10 @@ static PyObject *tape_build(tape *tp, PyObject *const *vals) {
                r->obj,
                r->aux,
                r->reg,
-               r->kbase >= 0 ? tp->keys.v + r->kbase : NULL,
+               r->kbase >= 0 ? os_at(&tp->keys, r->kbase) : NULL,
                r->pbase >= 0 ? tp->perm.v + r->pbase : NULL};
     Py_ssize_t base = w->vs.n - r->n;
-    PyObject *built = rebuild(w, &k, w->vs.v + base, 0);
+    PyObject *built = rebuild(w, &k, os_at(&w->vs, base), 0);
     os_pop_to(&w->vs, base);
     if (!built || os_push_steal(&w->vs, built) < 0) return NULL;
   }

@@ -9,7 +9,7 @@ static knode frame_node(const kwalk *w, const kframe *f) {
              f->obj,
              f->aux,
              f->reg,
-             f->kbase >= 0 ? w->cs.v + f->kbase : NULL,
+             f->kbase >= 0 ? os_at(&w->cs, f->kbase) : NULL,
              f->pbase >= 0 ? w->ps.v + f->pbase : NULL};
   return k;
 }
@@ -123,7 +123,7 @@ static PyObject *trav_run(tctx *c, PyObject *root) {
     }
     int l2t = !c->func && f->kind == K_LIST;
     knode kn = frame_node(w, f);
-    PyObject *built = rebuild(w, &kn, w->vs.v + f->vbase, l2t);
+    PyObject *built = rebuild(w, &kn, os_at(&w->vs, f->vbase), l2t);
     os_pop_to(&w->vs, f->vbase);
     w->nfr--;
     fr_release(w, f);

@@ -218,7 +218,7 @@ int kw_push_frame(kwalk *w, PyObject *o, int kind, PyObject *reg) {
   case K_ODICT: {
     Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, j = 0;
     if (os_reserve(&w->cs, 2 * n) < 0) goto fail;
-    PyObject *k, *v, **keys = w->cs.v + w->cs.n;
+    PyObject *k, *v, **keys = os_at(&w->cs, w->cs.n);
     f.kbase = w->cs.n;
     while (j < n && PyDict_Next(o, &pos, &k, &v)) { /* keys, then the values */
       Py_INCREF(k);

@@ -80,6 +80,11 @@ static inline int os_push_steal(ostack *s, PyObject *o) {
   return 0;
 }
 
+/* The items from position i on (NULL for a stack never grown: nothing there). */
+static inline PyObject **os_at(const ostack *s, Py_ssize_t i) {
+  return s->v ? s->v + i : NULL;
+}
+
 static inline void os_pop_to(ostack *s, Py_ssize_t base) {
   while (s->n > base) {
     s->n--;
