@@ -122,24 +122,6 @@ static int out_check(gstate *st, const char *what, const char *unit, uint64_t si
   return -1;
 }
 
-/* A registered class's node's (metadata, entries), borrowed from the handle
- * table (read it before anything can run), or NULL with an exception. The
- * flatten walk and from_bytes make it a pair whose entries are None or one
- * per child; anything else (an object equal to it put in the handle table
- * first) is refused rather than read out of bounds. */
-static PyObject *custom_meta(gstate *st, const gv_node *n) {
-  PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n))), *e;
-  if (md && (!PyTuple_Check(md) || PyTuple_GET_SIZE(md) != 2 ||
-             ((e = PyTuple_GET_ITEM(md, 1)) != Py_None &&
-              (!PyTuple_Check(e) || (size_t)PyTuple_GET_SIZE(e) != gv_arity(n))))) {
-    PyErr_Format(PyExc_SystemError,
-                 "grove: a custom node's metadata is a %s, not (metadata, entries)",
-                 Py_TYPE(md)->tp_name);
-    return NULL;
-  }
-  return md;
-}
-
 /* ---------------------------------------------------------------------------
  * Sizes written out
  * ------------------------------------------------------------------------- */
@@ -286,16 +268,13 @@ PyObject *spec_paths(PyObject *self, PyObject *unused) {
       path[nfr] = NULL;
       nfr++;
       if (f->dict) {
-        f->keys = keys_of(st, s->gen, c->meta);
+        f->keys = keys_of(s->gen, c->meta);
         if (!f->keys) goto fail;
         Py_INCREF(f->keys);
       } else if (k == GV_CUSTOM && ctype_meta(push)) {
-        PyObject *md = custom_meta(st, push);
-        if (!md) goto fail;
-        if (PyTuple_GET_ITEM(md, 1) != Py_None) {
-          f->keys = PyTuple_GET_ITEM(md, 1);
-          Py_INCREF(f->keys);
-        }
+        PyObject *md;
+        if (custom_md(s->gen, push, &md, &f->keys) < 0) goto fail; /* (entries: one per child) */
+        Py_DECREF(md);
       }
       push = NULL;
     }
@@ -373,8 +352,8 @@ static PyObject *getattr_str(PyObject *o, const char *name) {
 }
 
 /* labels[r] = fmt % (the r-th key in traversal order) */
-static PyObject *key_labels(gstate *st, SpecObject *s, const gv_node *n) {
-  PyObject *keys = keys_of(st, s->gen, gv_meta(n));
+static PyObject *key_labels(SpecObject *s, const gv_node *n) {
+  PyObject *keys = keys_of(s->gen, gv_meta(n));
   if (!keys) return NULL;
   Py_INCREF(keys);
   size_t ar = gv_arity(n);
@@ -444,19 +423,19 @@ static PyObject *make_pieces(gstate *st, SpecObject *s, const gv_node *n) {
   case GV_DICT:
     open = PyUnicode_FromString("{");
     close = "}";
-    labels = key_labels(st, s, n);
+    labels = key_labels(s, n);
     break;
   case GV_ODICT:
     open = PyUnicode_FromString(ar ? "OrderedDict({" : "OrderedDict(");
     close = ar ? "})" : ")";
-    labels = key_labels(st, s, n);
+    labels = key_labels(s, n);
     break;
   case GV_DDICT:
     if (!(cls = named_obj(st, s->gen, gv_ddict_factory(n)))) return NULL;
     Py_INCREF(cls);
     open = PyUnicode_FromFormat("defaultdict(%R, {", cls);
     close = "})";
-    labels = key_labels(st, s, n);
+    labels = key_labels(s, n);
     break;
   case GV_DEQUE: {
     int64_t ml = gv_deque_maxlen(n);
@@ -466,7 +445,7 @@ static PyObject *make_pieces(gstate *st, SpecObject *s, const gv_node *n) {
     break;
   }
   case GV_CUSTOM: {
-    int kind = custom_info(st, s->gen, n, s->ns, &cls, &reg);
+    int kind = custom_info(st, s->gen, n, s->ns, s->regs, &cls, &reg);
     if (kind < 0) { /* a registration gone: still describe it */
       if (!PyErr_ExceptionMatches(PyExc_ValueError)) return NULL;
       PyErr_Clear();
@@ -500,12 +479,11 @@ static PyObject *make_pieces(gstate *st, SpecObject *s, const gv_node *n) {
       labels = open ? field_labels(fields, ar) : NULL;
       Py_XDECREF(fields);
     } else {
-      PyObject *nm = getattr_str(cls, "__name__"), *md = NULL;
-      if (nm && ctype_meta(n) && (md = custom_meta(st, n))) {
-        PyObject *meta = PyTuple_GET_ITEM(md, 0);
-        Py_INCREF(meta);
-        open = PyUnicode_FromFormat("CustomTreeNode(%U[%R], [", nm, meta);
-        Py_DECREF(meta);
+      PyObject *nm = getattr_str(cls, "__name__"), *md = NULL, *ents = NULL;
+      if (nm && ctype_meta(n) && custom_md(s->gen, n, &md, &ents) == 0) {
+        open = PyUnicode_FromFormat("CustomTreeNode(%U[%R], [", nm, md);
+        Py_DECREF(md);
+        Py_XDECREF(ents);
       } else if (nm && !ctype_meta(n)) {
         open = PyUnicode_FromFormat("CustomTreeNode(%U[], [", nm);
       }

@@ -25,9 +25,11 @@ typedef struct ptrmap {
   pm_ent *t;
   size_t cap, len;
 } ptrmap;
-PyObject *pm_get(const ptrmap *m, const void *k);  /* borrowed or NULL */
-int pm_put(ptrmap *m, const void *k, PyObject *v); /* v is INCREF'd; -1 no memory */
-void pm_clear(ptrmap *m);
+PyObject *pm_get(const ptrmap *m, const void *k); /* borrowed or NULL */
+/* v is INCREF'd; -1 no memory. A key already present keeps its value (what
+ * others may hold borrowed): the value in the map is what pm_get returns. */
+int pm_put(ptrmap *m, const void *k, PyObject *v);
+void pm_clear(ptrmap *m); /* the values are released after m is empty */
 
 typedef struct kc_ent {
   uint64_t h;
@@ -42,8 +44,43 @@ typedef struct keycache {
 } keycache;
 uint64_t kc_hash(PyObject *const *keys, Py_ssize_t n, int odict);
 const gv_node *kc_get(const keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n);
+/* Whether putting n keys would clear c first (kc_put then releases the keys
+ * it held, which may run code: a caller that must run none does not put). */
+int kc_full(const keycache *c, Py_ssize_t n);
 int kc_put(keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n, const gv_node *ks);
-void kc_clear(keycache *c);
+void kc_clear(keycache *c); /* the keys are released after c is empty */
+
+/* A type (by identity, a reference held) -> its kind and registrations: the
+ * classification cache. Looking a type up runs no Python code (no __hash__
+ * of a metaclass). */
+typedef struct tm_ent {
+  PyTypeObject *t;  /* owned; NULL: an empty slot */
+  PyObject *reg;    /* owned or NULL: its registration in the global namespace */
+  PyObject *nsregs; /* owned or NULL: dict namespace -> registration (the others) */
+  int kind;         /* its kind in the global namespace */
+} tm_ent;
+typedef struct typemap {
+  tm_ent *t;
+  size_t cap, len;
+} typemap;
+const tm_ent *tm_get(const typemap *m, const PyTypeObject *t); /* NULL: absent */
+/* The references are taken. -1 no memory. */
+int tm_put(typemap *m, PyTypeObject *t, int kind, PyObject *reg, PyObject *nsregs);
+/* Empties m. The references are released after m is empty (that may run code). */
+void tm_clear(typemap *m);
+
+/* An object (by identity) -> a number (a generation's handles). */
+typedef struct im_ent {
+  const void *k;
+  uint64_t v;
+} im_ent;
+typedef struct idmap {
+  im_ent *t;
+  size_t cap, len;
+} idmap;
+uint64_t im_get(const idmap *m, const void *k);  /* 0: absent */
+int im_put(idmap *m, const void *k, uint64_t v); /* -1 no memory */
+void im_free(idmap *m);
 
 /* A set of pointers (the walk path, for cycles). */
 typedef struct pset {
