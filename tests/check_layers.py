@@ -37,10 +37,10 @@ LAYERS = {
     ],
     'python': [
         ['maps', 'dictfill'],
-        ['args', 'generations', 'handles', 'typenames', 'registry'],
+        ['args', 'handles', 'typenames', 'generations', 'registry'],
         ['keys', 'flatten'],
         ['unflatten', 'flatten_up_to', 'canonicalize', 'tree_map'],
-        ['spec_output', 'treespec', 'spec_wire'],
+        ['spec_output', 'spec_compare', 'treespec', 'spec_wire'],
         ['keras_walk', 'keras_traverse', 'keras_assert', 'keras_tape', 'keras_flat', 'keras'],
         ['module'],
     ],

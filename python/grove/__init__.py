@@ -7,8 +7,9 @@ Switch from optree by changing one import::
 
 A TreeSpec is an interned grove node: ``==`` and ``hash()`` are O(1). Memory
 lives in generations with a budget (``set_memory_limit``, ``memory_stats``).
-Where grove differs from optree on purpose: no recursion depth limit (a
-1,000,000-deep list flattens), a cycle raises RecursionError naming it, error
+Where grove differs from optree on purpose: no recursion depth limit for
+containers (a 1,000,000-deep list flattens; registered classes nest at most
+10,000 deep), a cycle raises RecursionError naming it, error
 messages start with the path (``at (0, 'a'): ...``), the TreeSpec class is
 ``grove.TreeSpec`` (also ``PyTreeSpec``) and its repr says ``TreeSpec(...)``.
 """
@@ -318,6 +319,8 @@ def tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=None, *, none_is_leaf=
 
 def tree_flatten_one_level(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
     """(children, metadata, entries, unflatten_func) of tree's root node."""
+    if namespace is GLOBAL_NAMESPACE:  # (optree accepts it here)
+        namespace = ''
     node_type = type(tree)
     kind = _grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     if kind == _LEAF:
@@ -453,7 +456,7 @@ def _to_bytes(self):
     """The structure as bytes: grove's wire encoding plus the Python objects it
     names (classes by module and qualname; handles' objects pickled)."""
     wire, handles, names = _grove._spec_refs(self)
-    objs = {h: _grove._handle_object(h) for h in handles}
+    objs = {h: _grove._handle_object(self, h) for h in handles}
     classes = {}
     for name in names:
         if name == 'NoneType':
@@ -496,8 +499,7 @@ def _from_bytes(data, *, max_size=100_000_000):
         if _grove._name_for(obj) != name:
             raise ValueError(f'cannot load a TreeSpec naming {obj!r}: in this process its '
                              f'name is {_grove._name_for(obj)!r}, not {name!r}')
-    hmap = {h: _grove._handle_for(obj) for h, obj in objs.items()}
-    return _grove._spec_from_wire(wire, hmap, classes, none_is_leaf, namespace, max_size or 0)
+    return _grove._spec_from_wire(wire, objs, classes, none_is_leaf, namespace, max_size or 0)
 
 
 def _reduce(self):

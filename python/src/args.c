@@ -62,6 +62,7 @@ int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const
 }
 
 int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_args *fa) {
+  fa->own = NULL;
   fa->is_leaf = (is_leaf && is_leaf != Py_None) ? is_leaf : NULL;
   if (fa->is_leaf && !PyCallable_Check(fa->is_leaf)) {
     PyErr_Format(PyExc_TypeError, "is_leaf must be callable or None, got %R", is_leaf);
@@ -75,9 +76,15 @@ int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_a
   }
   fa->ns = st->empty_ns;
   if (ns) {
-    if (!PyUnicode_Check(ns)) {
-      PyErr_Format(PyExc_TypeError, "The namespace must be a string, got %R.", ns);
-      return -1;
+    if (!PyUnicode_CheckExact(ns)) {
+      /* a str subclass's __hash__ / __eq__ would run in every registry
+       * lookup: the walks need an exact str (kept alive by st's cache) */
+      if (!PyUnicode_Check(ns)) {
+        PyErr_Format(PyExc_TypeError, "The namespace must be a string, got %R.", ns);
+        return -1;
+      }
+      if (!(fa->own = _PyUnicode_Copy(ns))) return -1;
+      ns = fa->own;
     }
     fa->ns = ns;
   }
@@ -99,16 +106,87 @@ PyObject *raise_gv(gv_status s, const gv_error *e) {
   return NULL;
 }
 
+#define ENTRY_CHARS 60 /* an entry's repr in a message is cut to this */
+
+PyObject *path_repr(PyObject *path) {
+  Py_ssize_t n = PyTuple_GET_SIZE(path);
+  PyObject *parts = PyList_New(0), *out = NULL;
+  if (!parts) return NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *e = PyTuple_GET_ITEM(path, i), *r;
+    if (e == Py_Ellipsis) {
+      r = PyUnicode_FromString("...");
+    } else {
+      r = PyObject_Repr(e);
+      if (r && PyUnicode_GET_LENGTH(r) > ENTRY_CHARS) {
+        PyObject *c = PyUnicode_Substring(r, 0, ENTRY_CHARS - 3);
+        Py_SETREF(r, c ? PyUnicode_FromFormat("%U...", c) : NULL);
+        Py_XDECREF(c);
+      }
+    }
+    if (!r || PyList_Append(parts, r) < 0) {
+      Py_XDECREF(r);
+      goto out;
+    }
+    Py_DECREF(r);
+  }
+  {
+    PyObject *sep = PyUnicode_FromString(", ");
+    PyObject *body = sep ? PyUnicode_Join(sep, parts) : NULL;
+    Py_XDECREF(sep);
+    if (body) out = PyUnicode_FromFormat(n == 1 ? "(%U,)" : "(%U)", body);
+    Py_XDECREF(body);
+  }
+out:
+  Py_DECREF(parts);
+  return out;
+}
+
 PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
   va_end(ap);
   if (!msg) return NULL;
-  if (path && PyTuple_GET_SIZE(path) > 0)
-    PyErr_Format(exc, "at %R: %U", path, msg);
-  else
+  if (path && PyTuple_GET_SIZE(path) > 0) {
+    PyObject *where = path_repr(path);
+    if (where) PyErr_Format(exc, "at %U: %U", where, msg);
+    Py_XDECREF(where);
+  } else {
     PyErr_SetObject(exc, msg);
+  }
   Py_DECREF(msg);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Snapshots
+ * ------------------------------------------------------------------------- */
+
+PyObject *seq_tuple(PyObject *o) {
+  if (PyTuple_CheckExact(o)) {
+    Py_INCREF(o);
+    return o;
+  }
+  if (!PyList_Check(o)) return PySequence_Tuple(o);
+  /* PySequence_Tuple of a list reads its items after allocating the tuple,
+   * from where they were before; the allocation may run finalizers that
+   * change the list. So: allocate, then read what the list holds now. */
+  for (int attempt = 0; attempt < 4; attempt++) {
+    Py_ssize_t n = PyList_GET_SIZE(o);
+    PyObject *t = PyTuple_New(n);
+    if (!t) return NULL;
+    if (PyList_GET_SIZE(o) != n) {
+      Py_DECREF(t);
+      continue;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *x = PyList_GET_ITEM(o, i);
+      Py_INCREF(x);
+      PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+  }
+  PyErr_SetString(PyExc_RuntimeError, "list changed size during iteration");
   return NULL;
 }

@@ -29,7 +29,7 @@ static inline int bgrow(void **p, size_t *cap, size_t need, size_t elem) {
 
 /* The Python kind of a structure node. */
 static inline int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject *ns,
-                            PyObject **cls, PyObject **reg) {
+                            PyObject *regs, PyObject **cls, PyObject **reg) {
   switch (gv_kind(n)) {
   case GV_STAR:
     return K_LEAF;
@@ -46,7 +46,7 @@ static inline int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject
   case GV_DEQUE:
     return K_DEQUE;
   case GV_CUSTOM:
-    return custom_info(st, g, n, ns, cls, reg);
+    return custom_info(st, g, n, ns, regs, cls, reg);
   default:
     PyErr_SetString(PyExc_ValueError, "grove: not a structure node");
     return -1;
@@ -54,9 +54,11 @@ static inline int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject
 }
 
 /* ---- unflatten.c ---- */
-/* The tree of node (in g, namespace ns) with leaves[0..n) (borrowed). */
-PyObject *unflatten_node(gstate *st, GenObject *g, const gv_node *node, PyObject *ns,
-                         PyObject *const *leaves, Py_ssize_t n);
+/* The tree of s with leaves[0..n): borrowed from an array that no code can
+ * reach or change (the caller's own). */
+PyObject *unflatten_node(gstate *st, SpecObject *s, PyObject *const *leaves, Py_ssize_t n);
+/* The tree of s with leaves from any iterable (a list read as the build goes,
+ * an iterator read up to one item more than s has leaves). */
 PyObject *do_unflatten(gstate *st, SpecObject *s, PyObject *leaves);
 PyObject *py_tree_unflatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 

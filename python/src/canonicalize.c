@@ -30,7 +30,8 @@ static int canon_kind(gstate *st, PyObject *o) {
   if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type || o == Py_None)
     return K_LEAF;
   PyObject *reg = NULL;
-  int k = classify_slow(st, NULL, tp, &reg);
+  int k = classify(st, NULL, tp, &reg); /* (may run code: the caller holds what it uses) */
+  if (k < 0) return -1;
   return (k == K_NT || k == K_SS) ? k : K_LEAF;
 }
 
@@ -98,11 +99,10 @@ static int cf_kind(gstate *st, PyObject *o) {
   if (tp == &PyList_Type) return K_LIST;
   if (tp == &PyTuple_Type) return K_TUPLE;
   if (tp == &PyDict_Type) return K_DICT;
-  if (Py_TYPE((PyObject *)tp) != &PyType_Type) return CF_GIVE_UP; /* a metaclass may hash */
-  PyObject *v = PyDict_GetItem(st->typecache, (PyObject *)tp);
-  if (!v) return CF_GIVE_UP;                /* not classified yet: the general pass does it */
-  if (!PyLong_CheckExact(v)) return K_LEAF; /* a registered class: left as it is */
-  return PyLong_AsLong(v) == K_LEAF ? K_LEAF : CF_GIVE_UP;
+  int kind;
+  PyObject *reg;
+  if (!classify_cached(st, NULL, tp, &kind, &reg)) return CF_GIVE_UP; /* the general pass does it */
+  return kind == K_LEAF || kind == K_CUSTOM ? K_LEAF : CF_GIVE_UP;    /* (registered: left as is) */
 }
 
 /* -1 error, 0 pushed, CF_GIVE_UP */
@@ -128,7 +128,7 @@ static int cf_push(cfast *c, PyObject *o, int kind) {
     if (bgrow((void **)&c->vv, &cap, c->nkv + (size_t)n, sizeof *c->vv) < 0) return -1;
     c->ckv = cap;
   }
-  PyObject **kk = c->kk + c->nkv, **vv = c->vv + c->nkv;
+  PyObject **kk = n ? c->kk + c->nkv : NULL, **vv = n ? c->vv + c->nkv : NULL;
   Py_ssize_t j = dict_items(o, kk, vv, n);
   for (Py_ssize_t q = 0; q < j; q++)
     __builtin_prefetch(vv[q], 0); /* their types are read soon */
@@ -175,7 +175,7 @@ static PyObject *cf_build(cfast *c, cfframe *f, int *give_up) {
       keys[r] = c->kk[cf_kv(f, r)];
     const gv_node *tw = f->perm ? GV__CONT(f->ks)->meta : f->ks;
     if (dict_fill_works && tw && n) {
-      PyObject *tm = dict_template(c->st, c->g, f->ks, tw, f->perm, (size_t)n);
+      PyObject *tm = dict_template(c->g, f->ks, tw, f->perm, (size_t)n);
       o = tm ? PyDict_Copy(tm) : NULL;
       if (o && !dict_fill(o, tm, keys, kids, NULL, n)) Py_CLEAR(o);
       if (!o && !PyErr_Occurred()) *give_up = 1;
@@ -264,6 +264,64 @@ done:
   return rc;
 }
 
+/* A dict's keys and values as two tuples (new references), in its
+ * iteration order: an OrderedDict's own (after move_to_end too), a dict's
+ * insertion order. Safe against finalizers run by the allocations. */
+static int dict_snapshot(PyObject *d, int odict, PyObject **keys, PyObject **vals) {
+  *keys = *vals = NULL;
+  if (odict) {
+    PyObject *pairs = PyMapping_Items(d); /* a new list of (key, value) tuples */
+    if (!pairs) return -1;
+    PyObject_GC_UnTrack(pairs); /* (no code can reach it while it is read) */
+    Py_ssize_t n = PyList_GET_SIZE(pairs);
+    *keys = PyTuple_New(n);
+    *vals = *keys ? PyTuple_New(n) : NULL;
+    for (Py_ssize_t j = 0; *vals && j < n; j++) {
+      PyObject *p = PyList_GET_ITEM(pairs, j);
+      if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) != 2) {
+        PyErr_SetString(PyExc_TypeError, "OrderedDict.items() did not give pairs");
+        Py_CLEAR(*vals);
+        break;
+      }
+      PyObject *k = PyTuple_GET_ITEM(p, 0), *v = PyTuple_GET_ITEM(p, 1);
+      Py_INCREF(k);
+      Py_INCREF(v);
+      PyTuple_SET_ITEM(*keys, j, k);
+      PyTuple_SET_ITEM(*vals, j, v);
+    }
+    Py_DECREF(pairs);
+    if (!*vals) {
+      Py_CLEAR(*keys);
+      return -1;
+    }
+    return 0;
+  }
+  for (int attempt = 0; attempt < 4; attempt++) {
+    Py_ssize_t n = PyDict_GET_SIZE(d), pos = 0, j = 0;
+    *keys = PyTuple_New(n);
+    *vals = *keys ? PyTuple_New(n) : NULL;
+    if (!*vals) {
+      Py_CLEAR(*keys);
+      return -1;
+    }
+    if (PyDict_GET_SIZE(d) == n) { /* (the allocations may have run finalizers) */
+      PyObject *kk, *vv;
+      while (j < n && PyDict_Next(d, &pos, &kk, &vv)) {
+        Py_INCREF(kk);
+        Py_INCREF(vv);
+        PyTuple_SET_ITEM(*keys, j, kk);
+        PyTuple_SET_ITEM(*vals, j, vv);
+        j++;
+      }
+      if (j == n) return 0;
+    }
+    Py_CLEAR(*keys);
+    Py_CLEAR(*vals);
+  }
+  PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
+  return -1;
+}
+
 PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   gstate *st = state_of_module(m);
   static const char *const names[] = {"tree", NULL};
@@ -278,6 +336,7 @@ PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
   int root_changed = 0;
   pset path = {NULL, 0, 0};
   int k = canon_kind(st, tree);
+  if (k < 0) return NULL;
   if (k == K_LEAF) return Py_BuildValue("(OO)", tree, Py_False);
   if (k == K_LIST || k == K_TUPLE || k == K_DICT) {
     PyObject *fo = NULL;
@@ -285,6 +344,14 @@ PyObject *py_canonicalize(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
     if (fr_ < 0) return NULL;
     if (fr_ > 0) return Py_BuildValue("(NO)", fo, fch ? Py_True : Py_False);
   }
+  /* The general pass holds every object it reads (a frame holds its
+   * container and a tuple of its children) and the generation its keysets
+   * come from: the keys' __hash__/__eq__/__lt__ and the finalizers any
+   * allocation may run are code that may change the tree, start a
+   * generation, or free the current one. */
+  GenObject *g = cur_gen(st);
+  if (!g) return NULL;
+  Py_INCREF(g);
   PyObject *cur = tree;
   int cur_kind = k;
   /* push the root */
@@ -369,8 +436,9 @@ loop:
     }
     Py_ssize_t r = f->i++;
     Py_ssize_t ix = f->perm ? (Py_ssize_t)f->perm[r] : r;
-    cur = PyTuple_GET_ITEM(f->items, ix);
+    cur = PyTuple_GET_ITEM(f->items, ix); /* (held by the frame's tuple) */
     cur_kind = canon_kind(st, cur);
+    if (cur_kind < 0) goto fail;
     if (cur_kind == K_LEAF) {
       if (bgrow((void **)&v, &cv, nv + 1, sizeof *v) < 0) goto fail;
       Py_INCREF(cur);
@@ -398,33 +466,18 @@ loop:
     nf.kind = cur_kind;
     nf.vbase = (Py_ssize_t)nv;
     if (cur_kind == K_DICT || cur_kind == K_ODICT || cur_kind == K_DDICT) {
-      Py_ssize_t n = PyDict_GET_SIZE(cur), pos = 0, j = 0;
-      nf.keys = PyTuple_New(n);
-      nf.items = PyTuple_New(n);
-      if (!nf.keys || !nf.items) {
-        Py_XDECREF(nf.keys);
-        Py_XDECREF(nf.items);
-        goto fail;
-      }
-      PyObject *kk, *vv;
-      while (j < n && PyDict_Next(cur, &pos, &kk, &vv)) {
-        Py_INCREF(kk);
-        Py_INCREF(vv);
-        PyTuple_SET_ITEM(nf.keys, j, kk);
-        PyTuple_SET_ITEM(nf.items, j, vv);
-        j++;
-      }
+      if (dict_snapshot(cur, cur_kind == K_ODICT, &nf.keys, &nf.items) < 0) goto fail;
+      Py_ssize_t j = PyTuple_GET_SIZE(nf.keys);
       nf.n = j;
       if (cur_kind != K_ODICT) {
-        int oom = 0;
-        const gv_node *ks = canon_keyset(st, nf.keys, &PyTuple_GET_ITEM(nf.keys, 0), j, &oom);
+        const gv_node *ks = canon_keyset(st, &g, &PyTuple_GET_ITEM(nf.keys, 0), j);
         if (!ks) {
           Py_DECREF(nf.keys);
           Py_DECREF(nf.items);
           goto fail;
         }
         const uint32_t *pp = GV__CONT(ks)->perm;
-        if (pp) { /* copied: a callback may free the generation it lives in */
+        if (pp) { /* (copied: the frame outlives the next renewal of g) */
           uint32_t *cp = PyMem_Malloc((size_t)(j ? j : 1) * sizeof *cp);
           if (!cp) {
             Py_DECREF(nf.keys);
@@ -437,7 +490,7 @@ loop:
         }
       }
     } else {
-      nf.items = PySequence_Tuple(cur);
+      nf.items = seq_tuple(cur);
       if (!nf.items) goto fail;
       nf.n = PyTuple_GET_SIZE(nf.items);
     }
@@ -455,6 +508,7 @@ loop:
   PyMem_Free(fr);
   PyMem_Free(v);
   ps_free(&path);
+  Py_DECREF(g);
   {
     PyObject *r = Py_BuildValue("(NO)", result, root_changed ? Py_True : Py_False);
     return r;
@@ -472,5 +526,6 @@ fail:
   PyMem_Free(fr);
   PyMem_Free(v);
   ps_free(&path);
+  Py_DECREF(g);
   return NULL;
 }

@@ -4,8 +4,11 @@
  *
  * One explicit stack of frames, no C recursion. A frame holds a strong
  * reference to its container (a callback may drop the last other one), dict
- * values are held on a value stack while their dict is walked, and a custom
- * node's children are held as a tuple. Frames deeper than CYCLE_DEPTH put
+ * values are on a value stack while their dict is walked (borrowed until the
+ * first call that can allocate or run code, then held: pin_all), and a
+ * custom node's children are held as a tuple. The walk holds its generation.
+ * Registered classes nest at most MAX_CUSTOM_DEPTH deep (each level runs the
+ * class's flatten function). Frames deeper than CYCLE_DEPTH put
  * their container in a pointer set: an object met again on the current path
  * is a cycle (RecursionError naming both places), found within CYCLE_DEPTH +
  * the cycle's length steps; shallow trees pay nothing for it. */
@@ -15,6 +18,11 @@
 
 #define CYCLE_DEPTH 1024
 #define MAX_WALK_DEPTH ((Py_ssize_t)1 << 24)
+/* Custom nodes on one path: each level runs the class's flatten function, so
+ * a class that makes a new child every time (an endless tree) stops here,
+ * at once, as optree stops at its recursion limit; containers have only the
+ * limit above. */
+#define MAX_CUSTOM_DEPTH 10000
 #define FRCACHE_MAX 4096 /* frames (512 KiB) */
 
 static const gv_node *STAR(void) {
@@ -78,18 +86,26 @@ static PyObject *frame_entry(walk *w, const frame *f, Py_ssize_t r) {
   }
 }
 
-/* The path of the node being visited (frames 0..depth), as a tuple. */
+/* The path of the node being visited (frames 0..depth), as a tuple; a long
+ * one (for error messages) cut to its ends around an Ellipsis (path_repr). */
 static PyObject *walk_path(walk *w, Py_ssize_t depth) {
-  PyObject *t = PyTuple_New(depth);
+  Py_ssize_t cut = depth > 2 * PATH_ENDS + 1 ? PATH_ENDS : depth;
+  PyObject *t = PyTuple_New(cut < depth ? 2 * PATH_ENDS + 1 : depth);
   if (!t) return NULL;
+  Py_ssize_t j = 0;
   for (Py_ssize_t d = 0; d < depth; d++) {
+    if (d == cut && cut < depth) {
+      Py_INCREF(Py_Ellipsis);
+      PyTuple_SET_ITEM(t, j++, Py_Ellipsis);
+      d = depth - PATH_ENDS;
+    }
     const frame *f = &w->fr[d];
     PyObject *e = frame_entry(w, f, f->i - 1);
     if (!e) {
       Py_DECREF(t);
       return NULL;
     }
-    PyTuple_SET_ITEM(t, d, e);
+    PyTuple_SET_ITEM(t, j++, e);
   }
   return t;
 }
@@ -119,6 +135,32 @@ static int walk_err(walk *w, PyObject *exc, const char *fmt, ...) {
 
 static void pin_all(walk *w);
 static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg);
+
+/* The cycle closing at the node being visited: it is the node at where
+ * again, loop (where + the cycle) below it. The message names both places,
+ * each path cut to its ends (path_repr), so it stays short however deep the
+ * cycle is found. */
+static int cycle_err(PyObject *where, PyObject *loop, const char *tpname, Py_ssize_t steps) {
+  PyObject *a = path_repr(where), *b = a ? path_repr(loop) : NULL;
+  if (b)
+    PyErr_Format(PyExc_RecursionError,
+                 "the tree contains a cycle: the %s at %U is in itself, again at %U (a cycle of "
+                 "%zd steps; a tree must not contain itself)",
+                 tpname, a, b, steps);
+  Py_XDECREF(a);
+  Py_XDECREF(b);
+  return -1;
+}
+
+/* Keep reg (a registration met) for the spec, once. */
+static int add_reg(walk *w, PyObject *reg) {
+  for (Py_ssize_t i = 0; i < w->nregs; i++)
+    if (w->regs[i] == reg) return 0;
+  if (GROW(w, regs, nregs, cregs, 1, NULL) < 0) return -1;
+  Py_INCREF(reg);
+  w->regs[w->nregs++] = reg;
+  return 0;
+}
 
 /* ---------------------------------------------------------------------------
  * The walk
@@ -164,8 +206,10 @@ static void frame_release(walk *w, frame *f) {
     w->nvals = f->vbase;
   }
   if (f->in_path) ps_del(&w->path, f->obj);
+  if (f->kind == K_CUSTOM) w->ncust--;
   Py_XDECREF(f->seq);
   Py_XDECREF(f->entries);
+  Py_XDECREF(f->reg);
   Py_DECREF(f->obj);
 }
 
@@ -182,7 +226,7 @@ static int push_seq(walk *w, PyObject *o, int kind, Py_ssize_t n) {
   frame *f = &w->fr[w->nfr++];
   Py_INCREF(o);
   f->obj = o;
-  f->seq = f->entries = NULL;
+  f->seq = f->entries = f->reg = NULL;
   f->n = n;
   f->i = 0;
   f->kind = kind;
@@ -207,18 +251,26 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
       Py_ssize_t d = 0;
       while (d < w->nfr && w->fr[d].obj != o)
         d++;
-      PyObject *where = walk_path(w, d);
-      if (!where) return -1;
-      walk_err(w, PyExc_RecursionError,
-               "the tree contains a cycle: this %s is the one already at %R (a tree must not "
-               "contain itself)",
-               Py_TYPE(o)->tp_name, where);
-      Py_DECREF(where);
+      PyObject *where = walk_path(w, d), *loop = where ? walk_path(w, w->nfr) : NULL;
+      if (loop) cycle_err(where, loop, Py_TYPE(o)->tp_name, w->nfr - d);
+      Py_XDECREF(where);
+      Py_XDECREF(loop);
       return -1;
     }
     in_path = 1;
   }
   frame f = {.kind = kind, .maxlen = -1, .nbase = w->nnodes};
+  if (kind == K_CUSTOM) {
+    if (w->ncust >= MAX_CUSTOM_DEPTH) {
+      walk_err(w, PyExc_RecursionError,
+               "Maximum recursion depth exceeded during flattening the tree: %zd custom nodes "
+               "(%R) nested in one another (grove's limit for nodes flattened by Python code)",
+               w->ncust, (PyObject *)Py_TYPE(o));
+      goto fail;
+    }
+    Py_INCREF(reg); /* borrowed from the cache, which code may empty */
+    f.reg = reg;
+  }
   switch (kind) {
   case K_LIST:
     f.n = PyList_GET_SIZE(o);
@@ -249,7 +301,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
       PyErr_NoMemory();
       goto fail;
     }
-    PyObject **vals = w->vals + w->nvals; /* borrowed while no user code runs (pin_all) */
+    PyObject **vals = n ? w->vals + w->nvals : NULL; /* borrowed until pin_all */
     Py_ssize_t j = dict_items(o, kbuf, vals, n);
     for (Py_ssize_t q = 0; q < j; q++)
       __builtin_prefetch(vals[q], 1); /* their types are read and counts written soon */
@@ -280,6 +332,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
       goto fail;
     }
     f.perm = kind == K_ODICT ? NULL : GV__CONT(f.ks)->perm;
+    if (f.ks->aux16 & GV__KS_HOST) w->handles = 1; /* (its keys may be handles) */
     if (kind == K_DDICT && w->spec) {
       pin_all(w);
       if (!f.pinned) {
@@ -303,7 +356,8 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     break;
   }
   case K_DEQUE: {
-    f.seq = PySequence_Tuple(o);
+    pin_all(w); /* the tuple is an allocation: the collector's finalizers may run */
+    f.seq = seq_tuple(o);
     if (!f.seq) goto fail;
     f.n = PyTuple_GET_SIZE(f.seq);
     PyObject *ml = PyObject_GetAttr(o, w->st->s_maxlen);
@@ -316,9 +370,9 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
   case K_CUSTOM: {
     pin_all(w);
     w->found_custom = 1;
-    PyObject *out = PyObject_CallOneArg(PyTuple_GET_ITEM(reg, 1), o), *t;
+    PyObject *out = PyObject_CallOneArg(PyTuple_GET_ITEM(f.reg, 1), o), *t;
     if (!out) goto fail;
-    t = PySequence_Tuple(out);
+    t = seq_tuple(out);
     Py_DECREF(out);
     if (!t) goto fail;
     Py_ssize_t no = PyTuple_GET_SIZE(t);
@@ -330,14 +384,14 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
                (PyObject *)Py_TYPE(o), no);
       goto fail;
     }
-    f.seq = PySequence_Tuple(PyTuple_GET_ITEM(t, 0));
+    f.seq = seq_tuple(PyTuple_GET_ITEM(t, 0));
     if (!f.seq) {
       Py_DECREF(t);
       goto fail;
     }
     f.n = PyTuple_GET_SIZE(f.seq);
     if (no == 3 && PyTuple_GET_ITEM(t, 2) != Py_None) {
-      f.entries = PySequence_Tuple(PyTuple_GET_ITEM(t, 2));
+      f.entries = seq_tuple(PyTuple_GET_ITEM(t, 2));
       if (!f.entries || PyTuple_GET_SIZE(f.entries) != f.n) {
         if (f.entries)
           walk_err(w, PyExc_RuntimeError,
@@ -345,26 +399,20 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
                    "children (%zd) and number of entries (%zd).",
                    (PyObject *)Py_TYPE(o), f.n, PyTuple_GET_SIZE(f.entries));
         Py_DECREF(t);
-        Py_XDECREF(f.entries);
+        Py_CLEAR(f.entries);
         goto fail_seq;
       }
     }
     if (w->spec) {
       int oom = 0;
-      PyObject *md = PyTuple_Pack(2, PyTuple_GET_ITEM(t, 1), f.entries ? f.entries : Py_None);
-      uint64_t h = md ? handle_for(w->st, md) : 0;
-      Py_XDECREF(md);
-      gv_error e;
-      gv_status s = h ? gv_handle(w->a, h, &f.meta, &e) : GV_OK;
-      if (h && s != GV_OK) {
-        oom_or_raise(w, s, &e);
-        h = 0;
-      }
-      f.tname = h ? name_node(w->st, w->g, (PyObject *)Py_TYPE(o), &oom) : NULL;
+      if (custom_meta_node(w->g, PyTuple_GET_ITEM(t, 1), f.entries, &f.meta, &w->handles, &oom) ==
+              0 &&
+          add_reg(w, f.reg) == 0)
+        f.tname = name_node(w->st, w->g, (PyObject *)Py_TYPE(o), &oom);
       if (!f.tname) {
         w->oom |= oom;
         Py_DECREF(t);
-        Py_XDECREF(f.entries);
+        Py_CLEAR(f.entries);
         goto fail_seq;
       }
     }
@@ -378,11 +426,13 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
   Py_INCREF(o);
   f.obj = o;
   f.in_path = in_path;
+  if (kind == K_CUSTOM) w->ncust++;
   w->fr[w->nfr++] = f;
   return 0;
 fail_seq:
   Py_XDECREF(f.seq);
 fail:
+  Py_XDECREF(f.reg);
   if (in_path) ps_del(&w->path, o);
   return -1;
 }
@@ -420,21 +470,24 @@ static int visit_body(walk *w, PyObject *o, int *held) {
     return push_seq(w, o, K_TUPLE, PyTuple_GET_SIZE(o));
   else if (tp == &PyDict_Type)
     kind = K_DICT;
-  else if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type || tp == &PyBool_Type)
+  else if ((tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type ||
+            tp == &PyBool_Type) &&
+           fast_leaves(w->st))
     return push_leaf(w, o);
   else if (o == Py_None) {
     if (w->fa->none_is_leaf) return push_leaf(w, o);
     return w->spec ? push_node(w, w->g->none_node) : 0;
   } else {
-    if (!w->pinned) {
-      PyObject *v = PyDict_GetItem(w->st->typecache, (PyObject *)tp);
-      if (!v || w->nsdict) { /* classification may look at attributes */
+    if (!classify_cached(w->st, w->fa->ns, tp, &kind, &reg)) {
+      /* a class not seen yet: classifying it looks at its attributes (code) */
+      if (!*held) {
         Py_INCREF(o);
         *held = 1;
-        pin_all(w);
       }
+      pin_all(w);
+      kind = classify(w->st, w->fa->ns, tp, &reg);
+      if (kind < 0) return -1;
     }
-    kind = classify_slow(w->st, w->nsdict, tp, &reg);
     if (kind == K_LEAF) return push_leaf(w, o);
   }
   return push_frame(w, o, kind, reg);
@@ -588,6 +641,9 @@ static void walk_free(walk *w) {
   PyMem_Free(w->vals);
   PyMem_Free(w->tmp);
   ps_free(&w->path);
+  for (Py_ssize_t i = 0; i < w->nregs; i++)
+    Py_DECREF(w->regs[i]);
+  PyMem_Free(w->regs);
 }
 
 static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **spec,
@@ -612,7 +668,6 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
   w.clv = INL_N;
   w.nodes = w.nodes_inl;
   w.cnodes = INL_N;
-  if (PyUnicode_GET_LENGTH(fa->ns) != 0) w.nsdict = PyDict_GetItem(st->nsreg, fa->ns);
   w.pinned = fa->is_leaf != NULL;
   int rc = run(&w, fa->tree);
   if (rc == 0) {
@@ -631,8 +686,12 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
       }
       w.nlv = 0; /* stolen */
       if (spec) {
-        *spec =
-            spec_new(st, w.g, w.nodes[0], fa->none_is_leaf, w.found_custom ? fa->ns : st->empty_ns);
+        PyObject *regs = w.nregs ? tuple_from(w.regs, w.nregs) : NULL;
+        *spec = (regs || !w.nregs)
+                    ? spec_new(st, w.g, w.nodes[0], fa->none_is_leaf,
+                               w.found_custom ? fa->ns : st->empty_ns, regs, w.handles)
+                    : NULL;
+        Py_XDECREF(regs);
         if (!*spec) {
           Py_DECREF(l);
           rc = -1;
@@ -672,78 +731,38 @@ int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **sp
 
 static const char *const FLAT_NAMES[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
 
-PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+/* fname(tree, is_leaf=None, none_is_leaf=False, namespace=''): its arguments
+ * parsed and the tree flattened (do_flatten). */
+static int flat_call(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw,
+                     const char *fname, PyObject **leaves, PyObject **spec) {
   gstate *st = state_of_module(m);
   PyObject *a[4];
   flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_flatten", FLAT_NAMES, 2, 1, a) < 0 ||
-      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
-    return NULL;
+  if (parse_args(args, nargs, kw, fname, FLAT_NAMES, 2, 1, a) < 0) return -1;
+  int rc = flat_opts(st, a[1], a[2], a[3], &fa);
   fa.tree = a[0];
+  if (rc == 0) rc = do_flatten(st, &fa, leaves, spec);
+  flat_done(&fa);
+  return rc;
+}
+
+PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   PyObject *leaves = NULL, *spec = NULL;
-  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
-  PyObject *r = PyTuple_New(2);
-  if (!r) {
-    Py_DECREF(leaves);
-    Py_DECREF(spec);
-    return NULL;
-  }
-  PyTuple_SET_ITEM(r, 0, leaves);
-  PyTuple_SET_ITEM(r, 1, spec);
+  if (flat_call(m, args, nargs, kw, "tree_flatten", &leaves, &spec) < 0) return NULL;
+  PyObject *r = PyTuple_Pack(2, leaves, spec);
+  Py_DECREF(leaves);
+  Py_DECREF(spec);
   return r;
 }
 
 PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_leaves", FLAT_NAMES, 2, 1, a) < 0 ||
-      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
-    return NULL;
-  fa.tree = a[0];
   PyObject *leaves = NULL;
-  if (do_flatten(st, &fa, &leaves, NULL) < 0) return NULL;
-  return leaves;
+  return flat_call(m, args, nargs, kw, "tree_leaves", &leaves, NULL) < 0 ? NULL : leaves;
 }
 
 PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_structure", FLAT_NAMES, 2, 1, a) < 0 ||
-      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
-    return NULL;
-  fa.tree = a[0];
   PyObject *leaves = NULL, *spec = NULL;
-  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
+  if (flat_call(m, args, nargs, kw, "tree_structure", &leaves, &spec) < 0) return NULL;
   Py_DECREF(leaves);
   return spec;
-}
-
-/* _is_leaf(tree, is_leaf=None, none_is_leaf=False, namespace='') -> the kind
- * number of tree's root (0 = leaf), for the Python-level helpers. */
-
-PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "_is_leaf", FLAT_NAMES, 2, 1, a) < 0 ||
-      flat_opts(st, a[1], a[2], a[3], &fa) < 0)
-    return NULL;
-  if (fa.is_leaf) {
-    PyObject *r = PyObject_CallOneArg(fa.is_leaf, a[0]);
-    if (!r) return NULL;
-    int t = PyObject_IsTrue(r);
-    Py_DECREF(r);
-    if (t < 0) return NULL;
-    if (t) return PyLong_FromLong(K_LEAF);
-  }
-  PyTypeObject *tp = Py_TYPE(a[0]);
-  if (a[0] == Py_None) return PyLong_FromLong(fa.none_is_leaf ? K_LEAF : K_NONE);
-  if (tp == &PyList_Type) return PyLong_FromLong(K_LIST);
-  if (tp == &PyTuple_Type) return PyLong_FromLong(K_TUPLE);
-  if (tp == &PyDict_Type) return PyLong_FromLong(K_DICT);
-  PyObject *reg = NULL, *nsdict = NULL;
-  if (PyUnicode_GET_LENGTH(fa.ns) != 0) nsdict = PyDict_GetItem(st->nsreg, fa.ns);
-  return PyLong_FromLong(classify_slow(st, nsdict, tp, &reg));
 }

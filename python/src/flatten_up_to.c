@@ -40,26 +40,39 @@ static const char *kind_word(int k) {
   }
 }
 
-static PyObject *up_path(uframe *fr, size_t depth, gstate *st, GenObject *g) {
-  PyObject *t = PyTuple_New((Py_ssize_t)depth);
+static PyObject *up_path(uframe *fr, size_t depth, GenObject *g) {
+  /* (a long path is cut to its ends around an Ellipsis: it is for a message) */
+  size_t cut = depth > 2 * PATH_ENDS + 1 ? PATH_ENDS : depth, j = 0;
+  PyObject *t = PyTuple_New((Py_ssize_t)(cut < depth ? 2 * PATH_ENDS + 1 : depth));
   for (size_t d = 0; t && d < depth; d++) {
+    if (d == cut && cut < depth) {
+      Py_INCREF(Py_Ellipsis);
+      PyTuple_SET_ITEM(t, (Py_ssize_t)j++, Py_Ellipsis);
+      d = depth - PATH_ENDS;
+    }
     const gv_node *n = fr[d].n;
     size_t r = fr[d].i - 1;
     PyObject *e;
     unsigned k = gv_kind(n);
     if (k == GV_DICT || k == GV_DDICT || k == GV_ODICT) {
-      PyObject *keys = keys_of(st, g, gv_meta(n));
+      PyObject *keys = keys_of(g, gv_meta(n));
       e = keys ? PyTuple_GET_ITEM(keys, (Py_ssize_t)(k == GV_ODICT ? r : gv_order_index(n, r)))
                : NULL;
       Py_XINCREF(e);
     } else if (k == GV_CUSTOM && ctype_meta(n)) {
-      PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n)));
-      PyObject *ents = md ? PyTuple_GET_ITEM(md, 1) : NULL;
-      e = ents && ents != Py_None ? PyTuple_GET_ITEM(ents, (Py_ssize_t)r) : NULL;
+      PyObject *md = NULL, *ents = NULL;
+      if (custom_md(g, n, &md, &ents) < 0) {
+        Py_CLEAR(t);
+        break;
+      }
+      e = ents && (Py_ssize_t)r < PyTuple_GET_SIZE(ents) ? PyTuple_GET_ITEM(ents, (Py_ssize_t)r)
+                                                         : NULL;
       if (e)
         Py_INCREF(e);
       else
         e = PyLong_FromSize_t(r);
+      Py_DECREF(md);
+      Py_XDECREF(ents);
     } else {
       e = PyLong_FromSize_t(r);
     }
@@ -67,18 +80,18 @@ static PyObject *up_path(uframe *fr, size_t depth, gstate *st, GenObject *g) {
       Py_CLEAR(t);
       break;
     }
-    PyTuple_SET_ITEM(t, (Py_ssize_t)d, e);
+    PyTuple_SET_ITEM(t, (Py_ssize_t)j++, e);
   }
   return t;
 }
 
-static int up_err(uframe *fr, size_t depth, gstate *st, GenObject *g, const char *fmt, ...) {
+static int up_err(uframe *fr, size_t depth, GenObject *g, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
   va_end(ap);
   if (!msg) return -1;
-  PyObject *path = up_path(fr, depth, st, g);
+  PyObject *path = up_path(fr, depth, g);
   if (!path) {
     Py_DECREF(msg);
     return -1;
@@ -91,18 +104,18 @@ static int up_err(uframe *fr, size_t depth, gstate *st, GenObject *g, const char
 
 /* Children of obj matching structure node n, in n's traversal order (new
  * tuple), or NULL with a ValueError. */
-static PyObject *match_children(gstate *st, GenObject *g, PyObject *ns, int none_is_leaf,
-                                const gv_node *n, PyObject *o, uframe *fr, size_t depth) {
+static PyObject *match_children(gstate *st, SpecObject *s, const gv_node *n, PyObject *o,
+                                uframe *fr, size_t depth) {
+  GenObject *g = s->gen;
   PyObject *cls = NULL, *reg = NULL;
-  int k = node_kind(st, g, n, ns, &cls, &reg);
+  int k = node_kind(st, g, n, s->ns, s->regs, &cls, &reg);
   if (k < 0) return NULL;
   PyTypeObject *tp = Py_TYPE(o);
   size_t arity = gv_arity(n);
-  (void)none_is_leaf;
   switch (k) {
   case K_NONE:
     if (o != Py_None) {
-      up_err(fr, depth, st, g, "Expected None, got %R.", o);
+      up_err(fr, depth, g, "Expected None, got %R.", o);
       return NULL;
     }
     return PyTuple_New(0);
@@ -111,12 +124,12 @@ static PyObject *match_children(gstate *st, GenObject *g, PyObject *ns, int none
   case K_DEQUE: {
     PyTypeObject *want = k == K_LIST ? &PyList_Type : k == K_TUPLE ? &PyTuple_Type : st->deque_t;
     if (tp != want) {
-      up_err(fr, depth, st, g, "Expected an instance of %s, got %R.", kind_word(k), o);
+      up_err(fr, depth, g, "Expected an instance of %s, got %R.", kind_word(k), o);
       return NULL;
     }
-    PyObject *t = PySequence_Tuple(o);
+    PyObject *t = seq_tuple(o);
     if (t && (size_t)PyTuple_GET_SIZE(t) != arity) {
-      up_err(fr, depth, st, g, "%s arity mismatch; expected: %zu, got: %zd; %s: %R.", kind_word(k),
+      up_err(fr, depth, g, "%s arity mismatch; expected: %zu, got: %zd; %s: %R.", kind_word(k),
              arity, PyTuple_GET_SIZE(t), k == K_DEQUE ? "deque" : kind_word(k), o);
       Py_DECREF(t);
       return NULL;
@@ -127,13 +140,13 @@ static PyObject *match_children(gstate *st, GenObject *g, PyObject *ns, int none
   case K_ODICT:
   case K_DDICT: {
     if (tp != &PyDict_Type && tp != st->odict_t && tp != st->ddict_t) {
-      up_err(fr, depth, st, g,
+      up_err(fr, depth, g,
              "Expected an instance of dict, collections.OrderedDict, or "
              "collections.defaultdict, got %R.",
              o);
       return NULL;
     }
-    PyObject *keys = keys_of(st, g, gv_meta(n));
+    PyObject *keys = keys_of(g, gv_meta(n));
     if (!keys) return NULL;
     PyObject *t = PyTuple_New((Py_ssize_t)arity);
     if (!t) return NULL;
@@ -156,7 +169,7 @@ static PyObject *match_children(gstate *st, GenObject *g, PyObject *ns, int none
       Py_DECREF(t);
       PyObject *got = PySequence_List(o);
       if (got) {
-        up_err(fr, depth, st, g,
+        up_err(fr, depth, g,
                "dictionary key mismatch; expected key(s): %R, got key(s): %R; %s: %R.", keys, got,
                kind_word(k), o);
         Py_DECREF(got);
@@ -169,29 +182,31 @@ static PyObject *match_children(gstate *st, GenObject *g, PyObject *ns, int none
   case K_SS:
     if ((PyObject *)tp != cls) {
       if (PyTuple_Check(o) && (size_t)PyTuple_GET_SIZE(o) != arity && tp != &PyTuple_Type)
-        up_err(fr, depth, st, g, "%s arity mismatch; expected: %zu, got: %zd; tuple: %R.",
-               kind_word(k), arity, PyTuple_GET_SIZE(o), o);
+        up_err(fr, depth, g, "%s arity mismatch; expected: %zu, got: %zd; tuple: %R.", kind_word(k),
+               arity, PyTuple_GET_SIZE(o), o);
       else
-        up_err(fr, depth, st, g, "%s type mismatch; expected type: %R, got type: %R; tuple: %R.",
+        up_err(fr, depth, g, "%s type mismatch; expected type: %R, got type: %R; tuple: %R.",
                kind_word(k), cls, (PyObject *)tp, o);
       return NULL;
     }
     if ((size_t)PyTuple_GET_SIZE(o) != arity) {
-      up_err(fr, depth, st, g, "%s arity mismatch; expected: %zu, got: %zd; tuple: %R.",
-             kind_word(k), arity, PyTuple_GET_SIZE(o), o);
+      up_err(fr, depth, g, "%s arity mismatch; expected: %zu, got: %zd; tuple: %R.", kind_word(k),
+             arity, PyTuple_GET_SIZE(o), o);
       return NULL;
     }
-    return PySequence_Tuple(o);
+    return seq_tuple(o);
   case K_CUSTOM: {
     if ((PyObject *)tp != cls) {
-      up_err(fr, depth, st, g,
-             "Custom node type mismatch; expected type: %R, got type: %R; value: %R.", cls,
-             (PyObject *)tp, o);
+      up_err(fr, depth, g, "Custom node type mismatch; expected type: %R, got type: %R; value: %R.",
+             cls, (PyObject *)tp, o);
       return NULL;
     }
-    PyObject *out = PyObject_CallOneArg(PyTuple_GET_ITEM(reg, 1), o);
+    PyObject *fn = PyTuple_GET_ITEM(reg, 1);
+    Py_INCREF(fn); /* (the registry may change while it runs) */
+    PyObject *out = PyObject_CallOneArg(fn, o);
+    Py_DECREF(fn);
     if (!out) return NULL;
-    PyObject *t = PySequence_Tuple(out);
+    PyObject *t = seq_tuple(out);
     Py_DECREF(out);
     if (!t) return NULL;
     if (PyTuple_GET_SIZE(t) != 2 && PyTuple_GET_SIZE(t) != 3) {
@@ -202,21 +217,27 @@ static PyObject *match_children(gstate *st, GenObject *g, PyObject *ns, int none
       Py_DECREF(t);
       return NULL;
     }
-    PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n)));
-    int eq =
-        md ? PyObject_RichCompareBool(PyTuple_GET_ITEM(md, 0), PyTuple_GET_ITEM(t, 1), Py_EQ) : -1;
-    if (eq <= 0) {
-      if (eq == 0)
-        up_err(fr, depth, st, g, "Mismatch custom node data; expected: %R, got: %R; value: %R.",
-               PyTuple_GET_ITEM(md, 0), PyTuple_GET_ITEM(t, 1), o);
+    PyObject *md = NULL, *ents = NULL;
+    if (custom_md(g, n, &md, &ents) < 0) {
       Py_DECREF(t);
       return NULL;
     }
-    PyObject *kids = PySequence_Tuple(PyTuple_GET_ITEM(t, 0));
+    Py_XDECREF(ents);
+    int eq = PyObject_RichCompareBool(md, PyTuple_GET_ITEM(t, 1), Py_EQ);
+    if (eq <= 0) {
+      if (eq == 0)
+        up_err(fr, depth, g, "Mismatch custom node data; expected: %R, got: %R; value: %R.", md,
+               PyTuple_GET_ITEM(t, 1), o);
+      Py_DECREF(md);
+      Py_DECREF(t);
+      return NULL;
+    }
+    Py_DECREF(md);
+    PyObject *kids = seq_tuple(PyTuple_GET_ITEM(t, 0));
     Py_DECREF(t);
     if (kids && (size_t)PyTuple_GET_SIZE(kids) != arity) {
-      up_err(fr, depth, st, g, "Custom type arity mismatch; expected: %zu, got: %zd; value: %R.",
-             arity, PyTuple_GET_SIZE(kids), o);
+      up_err(fr, depth, g, "Custom type arity mismatch; expected: %zu, got: %zd; value: %R.", arity,
+             PyTuple_GET_SIZE(kids), o);
       Py_CLEAR(kids);
     }
     return kids;
@@ -227,8 +248,8 @@ static PyObject *match_children(gstate *st, GenObject *g, PyObject *ns, int none
 }
 
 /* The subtrees of tree at the leaves of node, into a new list. */
-static PyObject *up_to_node(gstate *st, GenObject *g, const gv_node *node, PyObject *ns,
-                            int none_is_leaf, PyObject *tree) {
+static PyObject *up_to_node(gstate *st, SpecObject *s, PyObject *tree) {
+  const gv_node *node = s->node;
   PyObject *out = PyList_New(0);
   if (!out) return NULL;
   if (gv_kind(node) == GV_STAR) {
@@ -237,7 +258,7 @@ static PyObject *up_to_node(gstate *st, GenObject *g, const gv_node *node, PyObj
   }
   uframe *fr = NULL;
   size_t nfr = 0, cfr = 0;
-  PyObject *items = match_children(st, g, ns, none_is_leaf, node, tree, fr, 0);
+  PyObject *items = match_children(st, s, node, tree, fr, 0);
   if (!items) goto fail;
   if (bgrow((void **)&fr, &cfr, 1, sizeof *fr) < 0) {
     Py_DECREF(items);
@@ -260,7 +281,7 @@ static PyObject *up_to_node(gstate *st, GenObject *g, const gv_node *node, PyObj
       if (PyList_Append(out, co) < 0) goto fail;
       continue;
     }
-    PyObject *ci = match_children(st, g, ns, none_is_leaf, c, co, fr, nfr);
+    PyObject *ci = match_children(st, s, c, co, fr, nfr);
     if (!ci) goto fail;
     if (bgrow((void **)&fr, &cfr, nfr + 1, sizeof *fr) < 0) {
       Py_DECREF(ci);
@@ -283,7 +304,10 @@ fail:
 }
 
 PyObject *do_flatten_up_to(gstate *st, SpecObject *s, PyObject *tree) {
-  return up_to_node(st, s->gen, s->node, s->ns, s->none_is_leaf, tree);
+  Py_INCREF(s); /* (its generation and registrations, whatever the code run drops) */
+  PyObject *r = up_to_node(st, s, tree);
+  Py_DECREF(s);
+  return r;
 }
 
 PyObject **flatten_rests_up_to(gstate *st, SpecObject *s, PyObject *const *rests,

@@ -27,7 +27,8 @@ static void gen_dealloc(PyObject *self) {
   kc_clear(&g->kc);
   PyMem_Free(g->memo);
   g->memo = NULL;
-  Py_CLEAR(g->tnodes);
+  gen_names_free(g);
+  handles_free(g);
   gv_arena_free(g->a);
   g->a = NULL;
   tp->tp_free(self);
@@ -63,6 +64,9 @@ int new_gen(gstate *st) {
   memset(&g->tmpl, 0, sizeof g->tmpl);
   memset(&g->kc, 0, sizeof g->kc);
   g->memo = NULL;
+  g->hobj = NULL;
+  g->nh = g->ch = 0;
+  memset(&g->hmap, 0, sizeof g->hmap);
   g->tnodes = PyDict_New();
   g->serial = ++st->serial;
   g->none_node = NULL;
@@ -97,6 +101,13 @@ GenObject *cur_gen(gstate *st) {
   return st->cur;
 }
 
+int gen_renew(gstate *st, GenObject **g) {
+  if (new_gen(st) < 0) return -1;
+  Py_INCREF(st->cur);
+  Py_SETREF(*g, st->cur);
+  return 0;
+}
+
 static size_t gen_used(const GenObject *g) {
   gv_stats s;
   gv_arena_stats(g->a, &s);
@@ -105,11 +116,12 @@ static size_t gen_used(const GenObject *g) {
 
 /* A process that flattens structures it never sees again (each one new, none
  * kept) would fill its generation up to the budget with nodes that nothing
- * reuses. So, at the start of an operation: if the last operations each added
- * to the current generation, no TreeSpec holds it (the module's is its only
- * reference), and it holds more than max(RECYCLE_MIN, RECYCLE_FACTOR x the
- * most any one operation added), it is dropped now (its memory freed) and a
- * new one starts. A loop over the same structures adds nothing after its
+ * reuses, and keep alive the objects they hold (handles, classes). So, at the
+ * start of an operation: if the last operations each added to the current
+ * generation and it holds more than max(RECYCLE_MIN, RECYCLE_FACTOR x the
+ * most any one operation added), the module lets it go and a new one starts:
+ * freed at once when no TreeSpec holds it, else when the last one that does
+ * is. A loop over the same structures adds nothing after its
  * first round and is never recycled; structures that are used again survive
  * a stream of RECYCLE_FACTOR times their size of one-off ones. */
 GenObject *op_gen(gstate *st) {
@@ -127,8 +139,12 @@ GenObject *op_gen(gstate *st) {
     }
     size_t soft = g->max_op_growth * RECYCLE_FACTOR;
     if (soft < st->recycle_min) soft = st->recycle_min;
-    if (st->grow_streak >= 2 && Py_REFCNT(g) == 1 && used > soft) {
-      Py_CLEAR(st->cur); /* frees it: nothing else holds it */
+    if (st->grow_streak >= 2 && used > soft) {
+      /* nothing else holds it: freed now; else (a TreeSpec kept somewhere)
+       * it lives on with what holds it, and new structures go to a new
+       * generation: either way what one-off structures (and their handles
+       * and classes) hold stays bounded */
+      Py_CLEAR(st->cur);
       st->recycled++;
       st->grow_streak = 0;
     }
@@ -144,9 +160,13 @@ GenObject *op_gen(gstate *st) {
  * TreeSpec objects: a generation and a structure node in its arena
  * ------------------------------------------------------------------------- */
 
-PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns) {
+PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns,
+                   PyObject *regs, int handles) {
   SpecObject *s = PyObject_New(SpecObject, st->spec_type);
   if (!s) return NULL;
+  Py_XINCREF(regs);
+  s->regs = regs;
+  s->handles = handles;
   Py_INCREF(g);
   s->gen = g;
   s->node = node;
@@ -175,7 +195,8 @@ PyObject *py_memory_stats(PyObject *m, PyObject *unused) {
   gstate *st = state_of_module(m);
   GenObject *g = cur_gen(st);
   if (!g) return NULL;
-  size_t used = 0, reserved = 0, nodes = 0, kc_entries = 0, kc_keys = 0, rev = 0, tmpl = 0;
+  size_t used = 0, reserved = 0, nodes = 0, kc_entries = 0, kc_keys = 0, rev = 0, tmpl = 0,
+         handles = 0;
   uint64_t hits = 0, misses = 0;
   for (GenObject *x = st->gens; x; x = x->next) {
     gv_stats s;
@@ -187,6 +208,7 @@ PyObject *py_memory_stats(PyObject *m, PyObject *unused) {
     kc_keys += x->kc.nkeys;
     rev += x->rev.len;
     tmpl += x->tmpl.len;
+    handles += x->nh;
     hits += x->kc.hits;
     misses += x->kc.misses;
   }
@@ -201,7 +223,7 @@ PyObject *py_memory_stats(PyObject *m, PyObject *unused) {
       "current_bytes_used", (Py_ssize_t)cs.bytes_used, "current_bytes_reserved",
       (Py_ssize_t)cs.bytes_reserved, "current_nodes", (Py_ssize_t)cs.nodes, "keyset_cache_entries",
       (Py_ssize_t)kc_entries, "keyset_cache_keys", (Py_ssize_t)kc_keys, "reverse_map_entries",
-      (Py_ssize_t)rev, "dict_templates", (Py_ssize_t)tmpl, "handles", PyList_GET_SIZE(st->handles),
+      (Py_ssize_t)rev, "dict_templates", (Py_ssize_t)tmpl, "handles", (Py_ssize_t)handles,
       "type_names", PyDict_GET_SIZE(st->names), "keyset_cache_hits", (unsigned long long)hits,
       "keyset_cache_misses", (unsigned long long)misses);
 }

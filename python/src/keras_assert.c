@@ -40,7 +40,7 @@ static int match_b(kwalk *w, kframe *f, PyObject *b) {
              f->kind == K_DEQUE ? "collections.deque" : seq_word(f->kind), b);
       break;
     }
-    PyObject *t = PySequence_Tuple(b);
+    PyObject *t = seq_tuple(b);
     if (!t) break;
     if (PyTuple_GET_SIZE(t) != n) {
       kw_err(w, PyExc_ValueError, "%s arity mismatch; expected: %zd, got: %zd; %s: %R.",
@@ -56,7 +56,8 @@ static int match_b(kwalk *w, kframe *f, PyObject *b) {
     const char *what = f->kind == K_NT ? "namedtuple" : "PyStructSequence";
     PyObject *reg = NULL;
     if (tb != Py_TYPE(o)) {
-      int kb = kkind(st, w->nsdict, b, 1, &reg);
+      int kb = kkind(st, b, 1, &reg);
+      if (kb < 0) break;
       if (kb != f->kind)
         kw_err(w, PyExc_ValueError, "Expected an instance of %s%s, got %R.",
                f->kind == K_NT ? "collections." : "", what, b);
@@ -117,15 +118,20 @@ static int match_b(kwalk *w, kframe *f, PyObject *b) {
     missing = got ? PyList_New(0) : NULL;
     extra = missing ? PyList_New(0) : NULL;
     int bad = !extra;
-    for (Py_ssize_t q = 0; !bad && q < n; q++) {
+    /* (a key is held while its __eq__ runs: that code may empty the lists) */
+    for (Py_ssize_t q = 0; !bad && q < PyList_GET_SIZE(expected); q++) {
       PyObject *k = PyList_GET_ITEM(expected, q);
+      Py_INCREF(k);
       int has = PyDict_Contains(b, k);
       if (has < 0 || (!has && PyList_Append(missing, k) < 0)) bad = 1;
+      Py_DECREF(k);
     }
     for (Py_ssize_t q = 0; !bad && q < PyList_GET_SIZE(got); q++) {
       PyObject *k = PyList_GET_ITEM(got, q);
+      Py_INCREF(k);
       int has = PyDict_Contains(o, k);
       if (has < 0 || (!has && PyList_Append(extra, k) < 0)) bad = 1;
+      Py_DECREF(k);
     }
     if (!bad)
       kw_err(w, PyExc_ValueError,
@@ -178,7 +184,6 @@ PyObject *py_assert_same_structure(PyObject *m, PyObject *const *args, Py_ssize_
   kwalk w;
   memset(&w, 0, sizeof w);
   w.st = st;
-  w.nsdict = knsdict(st);
   PyObject *deeper = NULL; /* the path where b first holds a node at a leaf of a */
   PyObject *deeper_what = NULL;
   /* The first error about b (a mismatch, or b's custom flatten failing) is
@@ -192,10 +197,14 @@ PyObject *py_assert_same_structure(PyObject *m, PyObject *const *args, Py_ssize_
   for (;;) {
     if (x) {
       PyObject *reg = NULL;
-      int kind = kkind(st, w.nsdict, x, 1, &reg);
+      int kind = kkind(st, x, 1, &reg), kb = K_LEAF;
+      if (kind < 0 || (kind == K_LEAF && y && !deeper && (kb = kkind(st, y, 1, &reg)) < 0)) {
+        Py_DECREF(x);
+        Py_XDECREF(y);
+        goto out;
+      }
       if (kind == K_LEAF) {
-        PyObject *rb = NULL;
-        if (y && !deeper && kkind(st, w.nsdict, y, 1, &rb) != K_LEAF) {
+        if (y && !deeper && kb != K_LEAF) {
           deeper = kw_path(&w, w.nfr);
           deeper_what = PyUnicode_FromString(Py_TYPE(y)->tp_name);
           if (!deeper || !deeper_what) {

@@ -26,7 +26,10 @@ static PyObject *err_leaf(gstate *st, PyObject *spec, Py_ssize_t i, PyObject *ex
     Py_DECREF(msg);
     return NULL;
   }
-  err_at(exc, PyList_GET_ITEM(paths, i), "%U", msg);
+  /* (TreeSpec.paths is an attribute the package sets: check what it gave) */
+  PyObject *path =
+      PyList_CheckExact(paths) && i < PyList_GET_SIZE(paths) ? PyList_GET_ITEM(paths, i) : NULL;
+  err_at(exc, path && PyTuple_Check(path) ? path : NULL, "%U", msg);
   Py_DECREF(paths);
   Py_DECREF(msg);
   return NULL;
@@ -39,8 +42,9 @@ static PyObject *err_leaf(gstate *st, PyObject *spec, Py_ssize_t i, PyObject *ex
 PyObject *py_is_nested(PyObject *m, PyObject *o) {
   gstate *st = state_of_module(m);
   PyObject *reg = NULL;
-  if (kkind(st, knsdict(st), o, 1, &reg) == K_LEAF) Py_RETURN_FALSE;
-  Py_RETURN_TRUE;
+  int k = kkind(st, o, 1, &reg);
+  if (k < 0) return NULL;
+  return PyBool_FromLong(k != K_LEAF);
 }
 
 PyObject *py_flatten(PyObject *m, PyObject *o) {
@@ -56,9 +60,22 @@ PyObject *py_flatten_with_path(PyObject *m, PyObject *o) {
   paths = PyObject_CallMethodNoArgs(spec, ks_of(st)->s_paths);
   if (!paths) goto done;
   Py_ssize_t n = PyList_GET_SIZE(leaves);
+  if (!PyList_CheckExact(paths) || PyList_GET_SIZE(paths) != n) { /* (an attribute: check) */
+    PyErr_SetString(PyExc_TypeError, "grove.keras: TreeSpec.paths() did not give a path a leaf");
+    goto done;
+  }
+  PyObject_GC_UnTrack(leaves); /* (no finalizer run by the allocations below can reach it) */
   out = PyList_New(n);
   for (Py_ssize_t i = 0; out && i < n; i++) {
-    PyObject *t = PyTuple_Pack(2, PyList_GET_ITEM(paths, i), PyList_GET_ITEM(leaves, i));
+    if (i >= PyList_GET_SIZE(paths)) { /* (a finalizer may reach paths) */
+      PyErr_SetString(PyExc_RuntimeError, "list changed size during iteration");
+      Py_CLEAR(out);
+      break;
+    }
+    PyObject *p = PyList_GET_ITEM(paths, i), *x = PyList_GET_ITEM(leaves, i), *t;
+    Py_INCREF(p); /* (held across the allocation) */
+    t = PyTuple_Pack(2, p, x);
+    Py_DECREF(p);
     if (!t) {
       Py_CLEAR(out);
       break;
@@ -82,15 +99,20 @@ static PyObject *kmap(gstate *st, PyObject *func, PyObject *tree, PyObject *cons
   PyObject *leaves = NULL, *spec = NULL, *res = NULL, **lists = NULL, *out = NULL;
   PyObject *stack_inl[9], **stack = stack_inl;
   if (kflat(st, tree, NULL, none_is_leaf, &leaves, &spec) < 0) return NULL;
+  /* the lists made here are held only by this call: untracked, no code the
+   * function runs can reach them (their items are read borrowed) */
+  PyObject_GC_UnTrack(leaves);
   Py_ssize_t n = PyList_GET_SIZE(leaves);
   if (nrest && !(lists = flatten_rests_up_to(st, (SpecObject *)spec, rests, nrest))) goto done;
+  for (Py_ssize_t j = 0; j < nrest; j++)
+    PyObject_GC_UnTrack(lists[j]);
   if (nrest + 1 > 8 && !(stack = PyMem_Malloc((size_t)(nrest + 2) * sizeof *stack))) {
     PyErr_NoMemory();
     goto done;
   }
   res = PyList_New(n);
   if (!res) goto done;
-  PyObject *nsdict = knsdict(st);
+  PyObject_GC_UnTrack(res);
   PyObject **argv = stack + 1; /* room for PY_VECTORCALL_ARGUMENTS_OFFSET */
   Py_ssize_t off = up_to ? 0 : 1, nargs = nrest + off;
   for (Py_ssize_t i = 0; i < n; i++) {
@@ -107,7 +129,9 @@ static PyObject *kmap(gstate *st, PyObject *func, PyObject *tree, PyObject *cons
     }
     for (Py_ssize_t j = 0; j < nrest; j++) {
       PyObject *sub = PyList_GET_ITEM(lists[j], i), *reg = NULL;
-      if (!up_to && kkind(st, nsdict, sub, none_is_leaf, &reg) != K_LEAF) {
+      int ks = up_to ? K_LEAF : kkind(st, sub, none_is_leaf, &reg);
+      if (ks < 0) goto done;
+      if (ks != K_LEAF) {
         err_leaf(st, spec, i, PyExc_ValueError,
                  "Structures don't have the same nested structure: the first structure has a "
                  "leaf where structure %zd has a nested %s.",
@@ -121,7 +145,7 @@ static PyObject *kmap(gstate *st, PyObject *func, PyObject *tree, PyObject *cons
     if (!r) goto done;
     PyList_SET_ITEM(res, i, r);
   }
-  out = do_unflatten(st, (SpecObject *)spec, res);
+  out = unflatten_node(st, (SpecObject *)spec, ((PyListObject *)res)->ob_item, n);
 done:
   if (stack != stack_inl) PyMem_Free(stack);
   free_rests(lists, nrest);

@@ -79,7 +79,11 @@ static int tape_walk(tape *tp, PyObject *tree, int none_is_leaf, int shapes) {
           return -1;
         }
       } else {
-        kind = kkind(w->st, w->nsdict, x, none_is_leaf, &reg);
+        kind = kkind(w->st, x, none_is_leaf, &reg);
+        if (kind < 0) {
+          Py_DECREF(x);
+          return -1;
+        }
       }
       if (kind == K_LEAF) {
         tp->nleaves++;
@@ -149,10 +153,10 @@ static PyObject *tape_build(tape *tp, PyObject *const *vals) {
                r->obj,
                r->aux,
                r->reg,
-               r->kbase >= 0 ? tp->keys.v + r->kbase : NULL,
+               r->kbase >= 0 ? os_at(&tp->keys, r->kbase) : NULL,
                r->pbase >= 0 ? tp->perm.v + r->pbase : NULL};
     Py_ssize_t base = w->vs.n - r->n;
-    PyObject *built = rebuild(w, &k, w->vs.v + base, 0);
+    PyObject *built = rebuild(w, &k, os_at(&w->vs, base), 0);
     os_pop_to(&w->vs, base);
     if (!built || os_push_steal(&w->vs, built) < 0) return NULL;
   }
@@ -163,7 +167,6 @@ static PyObject *tape_build(tape *tp, PyObject *const *vals) {
 static void tape_init(tape *tp, gstate *st, int keep_leaves) {
   memset(tp, 0, sizeof *tp);
   tp->w.st = st;
-  tp->w.nsdict = knsdict(st);
   tp->keep_leaves = keep_leaves;
 }
 
@@ -199,23 +202,45 @@ PyObject *py_pack_sequence_as(PyObject *m, PyObject *const *args, Py_ssize_t nar
   tape_init(&tp, state_of_module(m), 0);
   PyObject *out = NULL, *seq = NULL;
   if (tape_walk(&tp, a[0], 1, 0) < 0) goto done;
-  seq = PySequence_Fast(a[1],
+  /* the leaves, held (rebuilding runs code that may change the caller's
+   * list): a list or tuple as a tuple, any other iterable read up to one
+   * item more than the structure has leaves (an endless one is fine) */
+  int exact = PyList_Check(a[1]) || PyTuple_Check(a[1]);
+  if (exact) {
+    seq = seq_tuple(a[1]);
+  } else {
+    PyObject *it = PyObject_GetIter(a[1]), *x;
+    if (!it) {
+      if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError,
                         "pack_sequence_as: flat_sequence must be an iterable (a list of leaves)");
+      }
+      goto done;
+    }
+    ostack got = {NULL, 0, 0};
+    while (got.n <= tp.nleaves && (x = PyIter_Next(it)))
+      if (os_push_steal(&got, x) < 0) break;
+    Py_DECREF(it);
+    if (!PyErr_Occurred()) seq = tuple_from(got.v, got.n);
+    os_free(&got);
+  }
   if (!seq) goto done;
-  if (PyList_CheckExact(seq)) /* rebuilding may run code that changes the caller's list */
-    Py_SETREF(seq, PyList_AsTuple(seq));
-  if (!seq) goto done;
-  Py_ssize_t got = PySequence_Fast_GET_SIZE(seq);
+  Py_ssize_t got = PyTuple_GET_SIZE(seq);
   if (got < tp.nleaves)
     PyErr_Format(PyExc_ValueError,
                  "Too few leaves for the structure (pack_sequence_as); expected: %zd, got: %zd.",
                  tp.nleaves, got);
-  else if (got > tp.nleaves)
+  else if (got > tp.nleaves && exact)
     PyErr_Format(PyExc_ValueError,
                  "Too many leaves for the structure (pack_sequence_as); expected: %zd, got: %zd.",
                  tp.nleaves, got);
+  else if (got > tp.nleaves)
+    PyErr_Format(PyExc_ValueError,
+                 "Too many leaves for the structure (pack_sequence_as); expected: %zd.",
+                 tp.nleaves);
   else
-    out = tape_build(&tp, PySequence_Fast_ITEMS(seq));
+    out = tape_build(&tp, &PyTuple_GET_ITEM(seq, 0));
 done:
   Py_XDECREF(seq);
   tape_free(&tp);

@@ -9,7 +9,7 @@ static knode frame_node(const kwalk *w, const kframe *f) {
              f->obj,
              f->aux,
              f->reg,
-             f->kbase >= 0 ? w->cs.v + f->kbase : NULL,
+             f->kbase >= 0 ? os_at(&w->cs, f->kbase) : NULL,
              f->pbase >= 0 ? w->ps.v + f->pbase : NULL};
   return k;
 }
@@ -80,7 +80,11 @@ static PyObject *tvisit(tctx *c, PyObject *x, int *pushed) {
     Py_DECREF(r);
   }
   PyObject *reg = NULL;
-  int kind = kkind(w->st, w->nsdict, x, 1, &reg);
+  int kind = kkind(w->st, x, 1, &reg);
+  if (kind < 0) {
+    Py_DECREF(x);
+    return NULL;
+  }
   if (kind == K_LEAF) {
     if (c->top_down) return x;
     PyObject *r = tcall(c, x);
@@ -119,7 +123,7 @@ static PyObject *trav_run(tctx *c, PyObject *root) {
     }
     int l2t = !c->func && f->kind == K_LIST;
     knode kn = frame_node(w, f);
-    PyObject *built = rebuild(w, &kn, w->vs.v + f->vbase, l2t);
+    PyObject *built = rebuild(w, &kn, os_at(&w->vs, f->vbase), l2t);
     os_pop_to(&w->vs, f->vbase);
     w->nfr--;
     fr_release(w, f);
@@ -143,7 +147,6 @@ static PyObject *traverse_impl(gstate *st, PyObject *func, PyObject *tree, int t
   tctx c;
   memset(&c, 0, sizeof c);
   c.w.st = st;
-  c.w.nsdict = knsdict(st);
   c.func = func;
   c.top_down = top_down;
   PyObject *r = trav_run(&c, tree);

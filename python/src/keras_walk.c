@@ -8,6 +8,7 @@
 
 #define K_CYCLE_DEPTH 1024
 #define K_MAX_DEPTH ((Py_ssize_t)1 << 24)
+#define K_MAX_CUSTOM_DEPTH 10000 /* custom nodes on a path (flatten.c's MAX_CUSTOM_DEPTH) */
 
 /* The path entry of child r of f (new reference). */
 static PyObject *fr_entry(const kwalk *w, const kframe *f, Py_ssize_t r) {
@@ -27,15 +28,22 @@ static PyObject *fr_entry(const kwalk *w, const kframe *f, Py_ssize_t r) {
 
 /* The path of the child being visited in the frame at depth (frames 0..depth). */
 PyObject *kw_path(const kwalk *w, Py_ssize_t depth) {
-  PyObject *t = PyTuple_New(depth);
+  /* (a long path is cut to its ends around an Ellipsis: it is for a message) */
+  Py_ssize_t cut = depth > 2 * PATH_ENDS + 1 ? PATH_ENDS : depth, j = 0;
+  PyObject *t = PyTuple_New(cut < depth ? 2 * PATH_ENDS + 1 : depth);
   for (Py_ssize_t d = 0; t && d < depth; d++) {
+    if (d == cut && cut < depth) {
+      Py_INCREF(Py_Ellipsis);
+      PyTuple_SET_ITEM(t, j++, Py_Ellipsis);
+      d = depth - PATH_ENDS;
+    }
     const kframe *f = &w->fr[d];
     PyObject *e = fr_entry(w, f, f->i - 1);
     if (!e) {
       Py_CLEAR(t);
       break;
     }
-    PyTuple_SET_ITEM(t, d, e);
+    PyTuple_SET_ITEM(t, j++, e);
   }
   return t;
 }
@@ -58,6 +66,7 @@ int kw_err(kwalk *w, PyObject *exc, const char *fmt, ...) {
 
 void fr_release(kwalk *w, kframe *f) {
   if (f->in_path) ps_del(&w->path, f->obj);
+  if (f->kind == K_CUSTOM) w->ncust--;
   Py_XDECREF(f->aux);
   Py_XDECREF(f->reg);
   Py_XDECREF(f->entries);
@@ -79,6 +88,7 @@ void kw_free(kwalk *w) {
   PyMem_Free(w->ps.v);
   PyMem_Free(w->tmp);
   ps_free(&w->path);
+  Py_CLEAR(w->g);
 }
 
 /* A custom node's flatten: (children tuple, metadata, entries tuple or NULL)
@@ -88,7 +98,7 @@ int custom_flatten(kwalk *w, PyObject *reg, PyObject *o, PyObject **kids, PyObje
   *kids = *meta = *entries = NULL;
   PyObject *out = PyObject_CallOneArg(PyTuple_GET_ITEM(reg, 1), o), *t;
   if (!out) return -1;
-  t = PySequence_Tuple(out);
+  t = seq_tuple(out);
   Py_DECREF(out);
   if (!t) return -1;
   Py_ssize_t no = PyTuple_GET_SIZE(t);
@@ -99,10 +109,10 @@ int custom_flatten(kwalk *w, PyObject *reg, PyObject *o, PyObject **kids, PyObje
                   "got %zd.",
                   (PyObject *)Py_TYPE(o), no);
   }
-  *kids = PySequence_Tuple(PyTuple_GET_ITEM(t, 0));
+  *kids = seq_tuple(PyTuple_GET_ITEM(t, 0));
   if (!*kids) goto fail;
   if (no == 3 && PyTuple_GET_ITEM(t, 2) != Py_None) {
-    *entries = PySequence_Tuple(PyTuple_GET_ITEM(t, 2));
+    *entries = seq_tuple(PyTuple_GET_ITEM(t, 2));
     if (!*entries) goto fail;
     if (PyTuple_GET_SIZE(*entries) != PyTuple_GET_SIZE(*kids)) {
       kw_err(w, PyExc_RuntimeError,
@@ -153,10 +163,31 @@ int kw_push_frame(kwalk *w, PyObject *o, int kind, PyObject *reg) {
       PyErr_NoMemory();
       return -1;
     }
-    if (r == 0)
-      return kw_err(w, PyExc_RecursionError, "the tree contains a cycle: this %s contains itself",
-                    Py_TYPE(o)->tp_name);
+    if (r == 0) {
+      Py_ssize_t d = 0;
+      while (d < w->nfr && w->fr[d].obj != o)
+        d++;
+      PyObject *where = kw_path(w, d), *loop = where ? kw_path(w, w->nfr) : NULL;
+      PyObject *a = loop ? path_repr(where) : NULL, *b = a ? path_repr(loop) : NULL;
+      if (b)
+        PyErr_Format(PyExc_RecursionError,
+                     "the tree contains a cycle: the %s at %U is in itself, again at %U (a cycle "
+                     "of %zd steps; a tree must not contain itself)",
+                     Py_TYPE(o)->tp_name, a, b, w->nfr - d);
+      Py_XDECREF(where);
+      Py_XDECREF(loop);
+      Py_XDECREF(a);
+      Py_XDECREF(b);
+      return -1;
+    }
     f.in_path = 1;
+  }
+  if (kind == K_CUSTOM && w->ncust >= K_MAX_CUSTOM_DEPTH) {
+    kw_err(w, PyExc_RecursionError,
+           "Maximum recursion depth exceeded during flattening the tree: %zd custom nodes (%R) "
+           "nested in one another (grove's limit for nodes flattened by Python code)",
+           w->ncust, (PyObject *)Py_TYPE(o));
+    goto fail;
   }
   switch (kind) {
   case K_LIST: { /* a snapshot: user code may change the list while it is walked */
@@ -172,7 +203,7 @@ int kw_push_frame(kwalk *w, PyObject *o, int kind, PyObject *reg) {
     if (push_items(w, &PyTuple_GET_ITEM(o, 0), f.n) < 0) goto fail;
     break;
   case K_DEQUE: {
-    PyObject *t = PySequence_Tuple(o);
+    PyObject *t = seq_tuple(o);
     if (!t) goto fail;
     f.n = PyTuple_GET_SIZE(t);
     int r = push_items(w, &PyTuple_GET_ITEM(t, 0), f.n);
@@ -187,7 +218,7 @@ int kw_push_frame(kwalk *w, PyObject *o, int kind, PyObject *reg) {
   case K_ODICT: {
     Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, j = 0;
     if (os_reserve(&w->cs, 2 * n) < 0) goto fail;
-    PyObject *k, *v, **keys = w->cs.v + w->cs.n;
+    PyObject *k, *v, **keys = os_at(&w->cs, w->cs.n);
     f.kbase = w->cs.n;
     while (j < n && PyDict_Next(o, &pos, &k, &v)) { /* keys, then the values */
       Py_INCREF(k);
@@ -201,8 +232,11 @@ int kw_push_frame(kwalk *w, PyObject *o, int kind, PyObject *reg) {
     f.n = j;
     f.cbase = f.kbase + j;
     if (kind != K_ODICT && j > 1) {
-      int oom = 0;
-      const gv_node *ksn = canon_keyset(w->st, NULL, w->cs.v + f.kbase, j, &oom);
+      if (!w->g) {
+        if (!(w->g = cur_gen(w->st))) goto fail;
+        Py_INCREF(w->g);
+      }
+      const gv_node *ksn = canon_keyset(w->st, &w->g, w->cs.v + f.kbase, j);
       if (!ksn) goto fail;
       const uint32_t *perm = GV__CONT(ksn)->perm;
       if (perm) { /* copied: user code may retire the generation it lives in */
@@ -236,6 +270,7 @@ int kw_push_frame(kwalk *w, PyObject *o, int kind, PyObject *reg) {
   f.bbase = w->cs.n;
   Py_INCREF(o);
   f.obj = o;
+  if (kind == K_CUSTOM) w->ncust++;
   w->fr[w->nfr++] = f;
   return 0;
 fail:

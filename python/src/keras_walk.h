@@ -21,22 +21,20 @@ static inline kstate *ks_of(gstate *st) {
   return st->keras;
 }
 
-static inline PyObject *knsdict(gstate *st) {
-  return PyDict_GetItem(st->nsreg, st->keras->ns);
-}
-
-/* The kind of o in keras's namespace (K_LEAF for a leaf); *reg gets a custom
- * node's registration (borrowed). */
-static inline int kkind(gstate *st, PyObject *nsdict, PyObject *o, int none_is_leaf,
-                        PyObject **reg) {
+/* The kind of o in keras's namespace (K_LEAF for a leaf), -1 with an
+ * exception; *reg gets a custom node's registration (borrowed from the
+ * cache: hold it before code runs). May run code for a class not seen yet
+ * (classify): the caller holds o. */
+static inline int kkind(gstate *st, PyObject *o, int none_is_leaf, PyObject **reg) {
   PyTypeObject *tp = Py_TYPE(o);
   if (tp == &PyList_Type) return K_LIST;
   if (tp == &PyTuple_Type) return K_TUPLE;
   if (tp == &PyDict_Type) return K_DICT;
-  if (tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type || tp == &PyBool_Type)
+  if ((tp == &PyLong_Type || tp == &PyFloat_Type || tp == &PyUnicode_Type || tp == &PyBool_Type) &&
+      fast_leaves(st))
     return K_LEAF;
   if (o == Py_None) return none_is_leaf ? K_LEAF : K_NONE;
-  return classify_slow(st, nsdict, tp, reg);
+  return classify(st, st->keras->ns, tp, reg);
 }
 
 /* ---------------------------------------------------------------------------
@@ -82,6 +80,11 @@ static inline int os_push_steal(ostack *s, PyObject *o) {
   return 0;
 }
 
+/* The items from position i on (NULL for a stack never grown: nothing there). */
+static inline PyObject **os_at(const ostack *s, Py_ssize_t i) {
+  return s->v ? s->v + i : NULL;
+}
+
 static inline void os_pop_to(ostack *s, Py_ssize_t base) {
   while (s->n > base) {
     s->n--;
@@ -117,7 +120,8 @@ typedef struct kframe {
 
 typedef struct kwalk {
   gstate *st;
-  PyObject *nsdict;
+  GenObject *g;     /* held: the generation dict orders come from (made on first use) */
+  Py_ssize_t ncust; /* custom nodes on the path (K_MAX_CUSTOM_DEPTH) */
   kframe *fr;
   Py_ssize_t nfr, cfr;
   ostack cs; /* children (and dict keys) */

@@ -1,12 +1,41 @@
 /* SPDX-License-Identifier: MIT */
 /* maps.c -- the plain tables of the extension: a pointer map (node -> object),
- * the keyset cache (key objects by identity -> keyset node) and a pointer set
- * (the walk path). Open addressing, linear probing, power-of-two sizes. */
+ * a type map (class -> kind), an identity map (object -> handle), a node memo
+ * (a walk's distinct nodes), the keyset cache (key objects by identity ->
+ * keyset node) and a pointer set (the walk path). Open addressing, linear
+ * probing, power-of-two sizes. */
 #include "tables.h"
 
 static size_t slot_of(const void *p, size_t mask) {
   uint64_t x = (uint64_t)(uintptr_t)p * UINT64_C(0x9E3779B97F4A7C15);
   return (size_t)(x >> 32) & mask;
+}
+
+/* Grow a table keyed by pointer (*t: *cap slots of esz bytes, each starting
+ * with its key, NULL in an empty slot) to hold len + 1 at half load: a new
+ * zeroed table, every entry moved to its slot there. -1 no memory. */
+static int grow_by_key(void **t, size_t *cap, size_t len, size_t esz) {
+  if (2 * (len + 1) <= *cap) return 0;
+  size_t ncap = *cap ? *cap * 2 : 64;
+  char *nt = PyMem_Calloc(ncap, esz), *ot = *t;
+  if (!nt) return -1;
+  for (size_t i = 0; i < *cap; i++) {
+    const void *k;
+    memcpy(&k, ot + i * esz, sizeof k);
+    if (!k) continue;
+    size_t j = slot_of(k, ncap - 1);
+    for (;;) {
+      const void *q;
+      memcpy(&q, nt + j * esz, sizeof q);
+      if (!q) break;
+      j = (j + 1) & (ncap - 1);
+    }
+    memcpy(nt + j * esz, ot + i * esz, esz);
+  }
+  PyMem_Free(ot);
+  *t = nt;
+  *cap = ncap;
+  return 0;
 }
 
 /* ---- pointer map ---- */
@@ -20,33 +49,13 @@ PyObject *pm_get(const ptrmap *m, const void *k) {
   }
 }
 
-static int pm_grow(ptrmap *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 64;
-  pm_ent *nt = PyMem_Calloc(ncap, sizeof *nt);
-  if (!nt) return -1;
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->t[i].k) continue;
-    size_t j = slot_of(m->t[i].k, ncap - 1);
-    while (nt[j].k)
-      j = (j + 1) & (ncap - 1);
-    nt[j] = m->t[i];
-  }
-  PyMem_Free(m->t);
-  m->t = nt;
-  m->cap = ncap;
-  return 0;
-}
-
 int pm_put(ptrmap *m, const void *k, PyObject *v) {
-  if (2 * (m->len + 1) > m->cap && pm_grow(m) < 0) return -1;
+  if (grow_by_key((void **)&m->t, &m->cap, m->len, sizeof *m->t) < 0) return -1;
   size_t mask = m->cap - 1, i = slot_of(k, mask);
   while (m->t[i].k && m->t[i].k != k)
     i = (i + 1) & mask;
+  if (m->t[i].k) return 0; /* the first value stays: it may be held borrowed */
   Py_INCREF(v);
-  if (m->t[i].k) {
-    Py_SETREF(m->t[i].v, v);
-    return 0;
-  }
   m->t[i].k = k;
   m->t[i].v = v;
   m->len++;
@@ -60,6 +69,106 @@ void pm_clear(ptrmap *m) {
   m->cap = m->len = 0;
   for (size_t i = 0; i < cap; i++)
     if (t[i].k) Py_DECREF(t[i].v);
+  PyMem_Free(t);
+}
+
+/* ---- type map ---- */
+
+const tm_ent *tm_get(const typemap *m, const PyTypeObject *t) {
+  if (!m->cap) return NULL;
+  size_t mask = m->cap - 1;
+  for (size_t i = slot_of(t, mask);; i = (i + 1) & mask) {
+    if (!m->t[i].t) return NULL;
+    if (m->t[i].t == t) return &m->t[i];
+  }
+}
+
+int tm_put(typemap *m, PyTypeObject *t, int kind, PyObject *reg, PyObject *nsregs) {
+  if (grow_by_key((void **)&m->t, &m->cap, m->len, sizeof *m->t) < 0) return -1;
+  size_t mask = m->cap - 1, i = slot_of(t, mask);
+  while (m->t[i].t && m->t[i].t != t)
+    i = (i + 1) & mask;
+  if (m->t[i].t) return 0;
+  Py_INCREF(t);
+  Py_XINCREF(reg);
+  Py_XINCREF(nsregs);
+  m->t[i] = (tm_ent){t, reg, nsregs, kind};
+  m->len++;
+  return 0;
+}
+
+void tm_clear(typemap *m) {
+  tm_ent *t = m->t;
+  size_t cap = m->cap;
+  m->t = NULL;
+  m->cap = m->len = 0;
+  for (size_t i = 0; i < cap; i++) {
+    if (!t[i].t) continue;
+    Py_XDECREF(t[i].reg);
+    Py_XDECREF(t[i].nsregs);
+    Py_DECREF(t[i].t);
+  }
+  PyMem_Free(t);
+}
+
+/* ---- identity map ---- */
+
+uint64_t im_get(const idmap *m, const void *k) {
+  if (!m->cap) return 0;
+  size_t mask = m->cap - 1;
+  for (size_t i = slot_of(k, mask);; i = (i + 1) & mask) {
+    if (!m->t[i].k) return 0;
+    if (m->t[i].k == k) return m->t[i].v;
+  }
+}
+
+int im_put(idmap *m, const void *k, uint64_t v) {
+  if (grow_by_key((void **)&m->t, &m->cap, m->len, sizeof *m->t) < 0) return -1;
+  size_t mask = m->cap - 1, i = slot_of(k, mask);
+  while (m->t[i].k && m->t[i].k != k)
+    i = (i + 1) & mask;
+  if (!m->t[i].k) m->len++;
+  m->t[i] = (im_ent){k, v};
+  return 0;
+}
+
+void im_free(idmap *m) {
+  PyMem_Free(m->t);
+  m->t = NULL;
+  m->cap = m->len = 0;
+}
+
+/* ---- node memo ---- */
+
+nm_ent *nm_get(const nmemo *m, const void *k) {
+  if (!m->cap) return NULL;
+  size_t mask = m->cap - 1;
+  for (size_t i = slot_of(k, mask);; i = (i + 1) & mask) {
+    if (!m->t[i].k) return NULL;
+    if (m->t[i].k == k) return &m->t[i];
+  }
+}
+
+nm_ent *nm_put(nmemo *m, const void *k, int *fresh) {
+  if (grow_by_key((void **)&m->t, &m->cap, m->len, sizeof *m->t) < 0) return NULL;
+  size_t mask = m->cap - 1, i = slot_of(k, mask);
+  while (m->t[i].k && m->t[i].k != k)
+    i = (i + 1) & mask;
+  if (fresh) *fresh = !m->t[i].k;
+  if (!m->t[i].k) {
+    m->t[i].k = k;
+    m->len++;
+  }
+  return &m->t[i];
+}
+
+void nm_free(nmemo *m) {
+  nm_ent *t = m->t;
+  size_t cap = m->cap;
+  m->t = NULL;
+  m->cap = m->len = 0;
+  for (size_t i = 0; i < cap; i++)
+    Py_XDECREF(t[i].obj);
   PyMem_Free(t);
 }
 
@@ -103,8 +212,12 @@ void kc_clear(keycache *c) {
   PyMem_Free(t);
 }
 
+int kc_full(const keycache *c, Py_ssize_t n) {
+  return c->len + 1 > KC_MAX_ENTRIES || c->nkeys + (size_t)n > KC_MAX_KEYS;
+}
+
 int kc_put(keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n, const gv_node *ks) {
-  if (c->len + 1 > KC_MAX_ENTRIES || c->nkeys + (size_t)n > KC_MAX_KEYS) {
+  if (kc_full(c, n)) {
     kc_clear(c);
     c->clears++;
     if ((size_t)n > KC_MAX_KEYS) return 0; /* too big to cache */
@@ -145,21 +258,7 @@ int kc_put(keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n, const g
 /* ---- pointer set (tombstone-free: deletion re-inserts the cluster) ---- */
 
 int ps_add(pset *s, const void *p) {
-  if (2 * (s->len + 1) > s->cap) {
-    size_t ncap = s->cap ? s->cap * 2 : 256;
-    const void **nt = PyMem_Calloc(ncap, sizeof *nt);
-    if (!nt) return -1;
-    for (size_t i = 0; i < s->cap; i++) {
-      if (!s->t[i]) continue;
-      size_t j = slot_of(s->t[i], ncap - 1);
-      while (nt[j])
-        j = (j + 1) & (ncap - 1);
-      nt[j] = s->t[i];
-    }
-    PyMem_Free((void *)s->t);
-    s->t = nt;
-    s->cap = ncap;
-  }
+  if (grow_by_key((void **)&s->t, &s->cap, s->len, sizeof *s->t) < 0) return -1;
   size_t mask = s->cap - 1, i = slot_of(p, mask);
   while (s->t[i]) {
     if (s->t[i] == p) return 0;

@@ -13,13 +13,14 @@
  *               keras_traverse.c, keras_assert.c, keras_tape.c, then
  *               keras_flat.c, then keras.c (its method table and state)
  *   treespec.h  the TreeSpec: spec_output.c (repr, paths, the output
- *               limit), then treespec.c (the type), spec_wire.c (its wire
- *               form)
+ *               limit), spec_compare.c (== and hash() of structures
+ *               holding handles), then treespec.c (the type), spec_wire.c
+ *               (its wire form)
  *   builds.h    structure -> objects: unflatten.c, flatten_up_to.c,
  *               canonicalize.c, then tree_map.c
  *   walks.h     objects -> structure: keys.c, then flatten.c (walk.h)
- *   state.h     the floor: args.c, then generations.c, handles.c,
- *               typenames.c, then registry.c
+ *   state.h     the floor: args.c, then handles.c, typenames.c, then
+ *               generations.c, then registry.c
  *   tables.h    plain C: maps.c, dictfill.c */
 #include "keras.h"
 
@@ -49,8 +50,7 @@ static PyMethodDef module_methods[] = {
      "larger than n"},
     {"_setup", py_setup, METH_VARARGS, NULL},
     {"_registry_changed", py_registry_changed, METH_NOARGS, NULL},
-    {"_handle_object", py_handle_object, METH_O, NULL},
-    {"_handle_for", py_handle_for, METH_O, NULL},
+    {"_handle_object", py_handle_object, METH_VARARGS, NULL},
     {"_object_named", py_object_named, METH_O, NULL},
     {"_name_for", py_name_for, METH_O, NULL},
     {"_spec_refs", py_spec_refs, METH_O, NULL},
@@ -81,12 +81,9 @@ static int module_exec(PyObject *m) {
   if (!st->gen_type || !st->spec_type) return -1;
   if (PyModule_AddObjectRef(m, "TreeSpec", (PyObject *)st->spec_type) < 0) return -1;
   st->nsreg = PyDict_New();
-  st->typecache = PyDict_New();
   st->names = PyDict_New();
   st->objnames = PyDict_New();
-  st->handles = PyList_New(0);
-  st->handle_of = PyDict_New();
-  st->unhashable = PyList_New(0);
+  st->namerefs = PyDict_New();
   st->empty_ns = PyUnicode_FromString("");
   st->s_fields = PyUnicode_InternFromString("_fields");
   st->s_make = PyUnicode_InternFromString("_make");
@@ -97,10 +94,9 @@ static int module_exec(PyObject *m) {
   st->s_n_sequence_fields = PyUnicode_InternFromString("n_sequence_fields");
   st->s_n_unnamed_fields = PyUnicode_InternFromString("n_unnamed_fields");
   st->s_empty = PyTuple_New(0);
-  if (!st->nsreg || !st->typecache || !st->names || !st->objnames || !st->handles ||
-      !st->handle_of || !st->unhashable || !st->empty_ns || !st->s_fields || !st->s_make ||
-      !st->s_asdict || !st->s_default_factory || !st->s_maxlen || !st->s_n_fields ||
-      !st->s_n_sequence_fields || !st->s_n_unnamed_fields || !st->s_empty)
+  if (!st->nsreg || !st->names || !st->objnames || !st->namerefs || !st->empty_ns ||
+      !st->s_fields || !st->s_make || !st->s_asdict || !st->s_default_factory || !st->s_maxlen ||
+      !st->s_n_fields || !st->s_n_sequence_fields || !st->s_n_unnamed_fields || !st->s_empty)
     return -1;
   st->odict_t = import_type("collections", "OrderedDict");
   st->ddict_t = import_type("collections", "defaultdict");
@@ -115,10 +111,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->spec_type);
   Py_VISIT(st->gen_type);
   Py_VISIT(st->nsreg);
-  Py_VISIT(st->typecache);
   Py_VISIT(st->names);
-  Py_VISIT(st->handles);
-  Py_VISIT(st->handle_of);
   Py_VISIT(st->key_order);
   Py_VISIT(st->mangle);
   return 0;
@@ -129,12 +122,11 @@ static int module_clear(PyObject *m) {
   if (!st) return 0;
   Py_CLEAR(st->cur);
   Py_CLEAR(st->nsreg);
-  Py_CLEAR(st->typecache);
+  tm_clear(&st->typecache);
+  pm_clear(&st->regs);
   Py_CLEAR(st->names);
   Py_CLEAR(st->objnames);
-  Py_CLEAR(st->handles);
-  Py_CLEAR(st->handle_of);
-  Py_CLEAR(st->unhashable);
+  Py_CLEAR(st->namerefs);
   Py_CLEAR(st->key_order);
   Py_CLEAR(st->mangle);
   Py_CLEAR(st->empty_ns);

@@ -2,25 +2,95 @@
 /* registry.c -- the registry's C side: which kind of node an object of a
  * class is (classification, with the namespaces' registrations), and which
  * class and registration a custom structure node names; _setup /
- * _registry_changed. */
+ * _registry_changed; _is_leaf (the kind of a tree's root).
+ *
+ * Classes are looked up by identity, never through a dict keyed by class: a
+ * metaclass's __hash__ or __eq__ is user code, and classification runs in
+ * the middle of walks. The package's registry (namespace -> {class:
+ * registration}) is read once per change into a snapshot keyed by class
+ * pointer (st->regs: class -> {namespace: registration}); the classification
+ * cache (st->typecache) is keyed the same way. */
 #include "state.h"
 
 /* ---------------------------------------------------------------------------
- * Registry and classification
+ * The registry's snapshot
  * ------------------------------------------------------------------------- */
 
 PyObject *registration(gstate *st, PyObject *ns, PyTypeObject *t) {
-  PyObject *d = PyDict_GetItem(st->nsreg, ns);
-  if (d) {
-    PyObject *r = PyDict_GetItem(d, (PyObject *)t);
-    if (r) return r;
-  }
-  if (PyUnicode_GET_LENGTH(ns) != 0) {
-    d = PyDict_GetItem(st->nsreg, st->empty_ns);
-    if (d) return PyDict_GetItem(d, (PyObject *)t);
-  }
-  return NULL;
+  PyObject *d = pm_get(&st->regs, t);
+  if (!d) return NULL;
+  PyObject *r = NULL;
+  if (ns && PyUnicode_GET_LENGTH(ns) != 0) r = PyDict_GetItem(d, ns); /* exact str keys */
+  if (!r) r = PyDict_GetItem(d, st->empty_ns);
+  return r;
 }
+
+/* The leaf types the walks take without looking at the registry while none
+ * of them is registered (optree lets any class be registered but its own
+ * containers and None). */
+static int fast_leaf_type(PyTypeObject *t) {
+  return t == &PyLong_Type || t == &PyFloat_Type || t == &PyUnicode_Type || t == &PyBool_Type;
+}
+
+/* Rebuild st->regs from the package's registry (st->nsreg). Entries that
+ * are not a class mapped to a 4-tuple naming that class are ignored. */
+static int snapshot_registry(gstate *st) {
+  ptrmap fresh = {NULL, 0, 0};
+  int leaf_regs = 0, rc = -1;
+  PyObject *spaces = PyDict_Items(st->nsreg); /* a list we own: the registry may change */
+  if (!spaces) return -1;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(spaces); i++) {
+    PyObject *item = PyList_GET_ITEM(spaces, i);
+    PyObject *ns = PyTuple_GET_ITEM(item, 0), *table = PyTuple_GET_ITEM(item, 1);
+    if (!PyUnicode_CheckExact(ns) || !PyDict_Check(table)) continue;
+    PyObject *entries = PyDict_Items(table);
+    if (!entries) goto out;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(entries); j++) {
+      PyObject *e = PyList_GET_ITEM(entries, j);
+      PyObject *cls = PyTuple_GET_ITEM(e, 0), *reg = PyTuple_GET_ITEM(e, 1);
+      if (!PyType_Check(cls) || !PyTuple_CheckExact(reg) || PyTuple_GET_SIZE(reg) != 4 ||
+          PyTuple_GET_ITEM(reg, 0) != cls)
+        continue;
+      PyObject *d = pm_get(&fresh, cls);
+      if (!d) {
+        PyObject *nd = PyDict_New();
+        if (!nd) {
+          Py_DECREF(entries);
+          goto out;
+        }
+        int r = pm_put(&fresh, cls, nd);
+        Py_DECREF(nd);
+        if (r < 0) {
+          Py_DECREF(entries);
+          PyErr_NoMemory();
+          goto out;
+        }
+        d = nd;
+      }
+      if (PyDict_SetItem(d, ns, reg) < 0) {
+        Py_DECREF(entries);
+        goto out;
+      }
+      if (fast_leaf_type((PyTypeObject *)cls)) leaf_regs = 1;
+    }
+    Py_DECREF(entries);
+  }
+  {
+    ptrmap old = st->regs;
+    st->regs = fresh;
+    fresh = old;
+  }
+  st->leaf_regs = leaf_regs;
+  rc = 0;
+out:
+  Py_DECREF(spaces);
+  pm_clear(&fresh); /* the old snapshot (or the unfinished one) */
+  return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * Classification
+ * ------------------------------------------------------------------------- */
 
 static int has_callable(PyObject *t, PyObject *name) {
   PyObject *a = PyObject_GetAttr(t, name);
@@ -66,54 +136,71 @@ static int is_structseq_class(gstate *st, PyTypeObject *t) {
   return !PyType_HasFeature(t, Py_TPFLAGS_BASETYPE);
 }
 
-int classify_slow(gstate *st, PyObject *nsdict, PyTypeObject *t, PyObject **reg) {
-  if (nsdict) {
-    PyObject *r = PyDict_GetItem(nsdict, (PyObject *)t);
-    if (r) {
-      *reg = r;
-      return K_CUSTOM;
-    }
+#define TYPECACHE_MAX 1024 /* classes held by the cache (a full one is emptied) */
+
+int classify(gstate *st, PyObject *ns, PyTypeObject *t, PyObject **reg) {
+  int kind;
+  if (classify_cached(st, ns, t, &kind, reg)) return kind;
+  Py_INCREF(t); /* the attribute lookups below may run code that drops t */
+  PyObject *regs = pm_get(&st->regs, t), *r = NULL;
+  if (regs) {
+    Py_INCREF(regs);
+    r = PyDict_GetItem(regs, st->empty_ns);
   }
-  PyObject *v = PyDict_GetItem(st->typecache, (PyObject *)t);
-  if (v) {
-    if (PyLong_CheckExact(v)) return (int)PyLong_AsLong(v);
-    *reg = v;
-    return K_CUSTOM;
-  }
-  int k;
-  PyObject *g = PyDict_GetItem(st->nsreg, st->empty_ns),
-           *r = g ? PyDict_GetItem(g, (PyObject *)t) : NULL;
   if (r) {
-    *reg = r;
-    k = K_CUSTOM;
+    kind = K_CUSTOM;
   } else if (t == st->odict_t) {
-    k = K_ODICT;
+    kind = K_ODICT;
   } else if (t == st->ddict_t) {
-    k = K_DDICT;
+    kind = K_DDICT;
   } else if (t == st->deque_t) {
-    k = K_DEQUE;
+    kind = K_DEQUE;
   } else if (t == Py_TYPE(Py_None)) {
-    k = K_NONE;
+    kind = K_NONE;
+  } else if (t == &PyList_Type) {
+    kind = K_LIST;
+  } else if (t == &PyTuple_Type) {
+    kind = K_TUPLE;
+  } else if (t == &PyDict_Type) {
+    kind = K_DICT;
   } else if (is_namedtuple_class(st, t)) {
-    k = K_NT;
+    kind = K_NT;
   } else if (is_structseq_class(st, t)) {
-    k = K_SS;
+    kind = K_SS;
   } else {
-    k = K_LEAF;
+    kind = K_LEAF;
   }
-  if (PyDict_GET_SIZE(st->typecache) > 4096) PyDict_Clear(st->typecache);
-  PyObject *val = r ? (Py_INCREF(r), r) : PyLong_FromLong(k);
-  if (val) {
-    if (PyDict_SetItem(st->typecache, (PyObject *)t, val) < 0) PyErr_Clear();
-    Py_DECREF(val);
-  } else {
-    PyErr_Clear();
+  /* only the namespaces other than the global one (which is in kind, r) */
+  PyObject *others = regs && PyDict_GET_SIZE(regs) > (r ? 1 : 0) ? regs : NULL;
+  if (st->typecache.len >= TYPECACHE_MAX) tm_clear(&st->typecache); /* may run code */
+  if (tm_put(&st->typecache, t, kind, r, others) < 0) {
+    Py_XDECREF(regs);
+    Py_DECREF(t);
+    PyErr_NoMemory();
+    return -1;
   }
-  return k;
+  Py_XDECREF(regs);
+  Py_DECREF(t); /* the cache holds it */
+  int k2 = kind;
+  classify_cached(st, ns, t, &k2, reg); /* the registration borrowed from the cache */
+  return k2;
 }
 
-int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject **cls,
-                PyObject **reg) {
+/* ---------------------------------------------------------------------------
+ * Structure nodes -> classes and registrations
+ * ------------------------------------------------------------------------- */
+
+PyObject *spec_registration(PyObject *regs, PyObject *cls) {
+  if (!regs) return NULL;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(regs); i++) {
+    PyObject *r = PyTuple_GET_ITEM(regs, i);
+    if (PyTuple_GET_ITEM(r, 0) == cls) return r;
+  }
+  return NULL;
+}
+
+int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject *regs,
+                PyObject **cls, PyObject **reg) {
   const gv_node *tn = ctype_name(n);
   if (tn == ctype_name(g->none_node)) return K_NONE;
   PyObject *c = named_obj(st, g, tn);
@@ -121,7 +208,8 @@ int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObje
   *cls = c;
   *reg = NULL;
   if (ctype_meta(n)) {
-    if (!PyType_Check(c) || !(*reg = registration(st, ns, (PyTypeObject *)c))) {
+    if (!PyType_Check(c) || (!(*reg = spec_registration(regs, c)) &&
+                             !(*reg = registration(st, ns, (PyTypeObject *)c)))) {
       PyErr_Format(PyExc_ValueError, "grove: %R is not registered as a pytree node class", c);
       return -1;
     }
@@ -131,7 +219,9 @@ int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObje
     PyErr_Format(PyExc_ValueError, "grove: %R is not a class", c);
     return -1;
   }
-  return PyObject_HasAttr(c, st->s_n_sequence_fields) ? K_SS : K_NT;
+  /* a namedtuple or a PyStructSequence: the class's own attribute, looked up
+   * without running code (the class's dict, then its bases') */
+  return _PyType_Lookup((PyTypeObject *)c, st->s_n_sequence_fields) ? K_SS : K_NT;
 }
 
 /* ---------------------------------------------------------------------------
@@ -148,13 +238,56 @@ PyObject *py_setup(PyObject *m, PyObject *args) {
   Py_XSETREF(st->key_order, key_order);
   Py_INCREF(mangle);
   Py_XSETREF(st->mangle, mangle);
-  PyDict_Clear(st->typecache);
+  if (snapshot_registry(st) < 0) return NULL;
+  tm_clear(&st->typecache);
   Py_RETURN_NONE;
 }
 
 PyObject *py_registry_changed(PyObject *m, PyObject *unused) {
   (void)unused;
   gstate *st = state_of_module(m);
-  PyDict_Clear(st->typecache);
+  if (snapshot_registry(st) < 0) return NULL;
+  tm_clear(&st->typecache);
   Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------
+ * _is_leaf: a root's kind
+ * ------------------------------------------------------------------------- */
+
+static const char *const IS_LEAF_NAMES[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
+
+/* _is_leaf(tree, is_leaf=None, none_is_leaf=False, namespace='') -> the kind
+ * number of tree's root (0 = leaf), for the Python-level helpers. */
+static PyObject *is_leaf_kind(gstate *st, flat_args *fa, PyObject *o) {
+  if (fa->is_leaf) {
+    PyObject *r = PyObject_CallOneArg(fa->is_leaf, o);
+    if (!r) return NULL;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (t < 0) return NULL;
+    if (t) return PyLong_FromLong(K_LEAF);
+  }
+  PyTypeObject *tp = Py_TYPE(o);
+  if (o == Py_None) return PyLong_FromLong(fa->none_is_leaf ? K_LEAF : K_NONE);
+  if (tp == &PyList_Type) return PyLong_FromLong(K_LIST);
+  if (tp == &PyTuple_Type) return PyLong_FromLong(K_TUPLE);
+  if (tp == &PyDict_Type) return PyLong_FromLong(K_DICT);
+  PyObject *reg = NULL;
+  int k = classify(st, fa->ns, tp, &reg);
+  return k < 0 ? NULL : PyLong_FromLong(k);
+}
+
+PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "_is_leaf", IS_LEAF_NAMES, 2, 1, a) < 0) return NULL;
+  if (flat_opts(st, a[1], a[2], a[3], &fa) < 0) {
+    flat_done(&fa);
+    return NULL;
+  }
+  PyObject *res = is_leaf_kind(st, &fa, a[0]);
+  flat_done(&fa);
+  return res;
 }

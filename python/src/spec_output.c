@@ -16,71 +16,11 @@
 
 #include <string.h>
 
-/* ---------------------------------------------------------------------------
- * A memo of nodes: node -> (an owned object or NULL, a count)
- * ------------------------------------------------------------------------- */
-
-typedef struct nm_ent {
-  const gv_node *k;
-  PyObject *obj;
-  uint64_t v;
-} nm_ent;
-typedef struct nmemo {
-  nm_ent *t;
-  size_t cap, len;
-} nmemo;
-
-static size_t nm_slot(const gv_node *k, size_t mask) {
-  uint64_t h = (uint64_t)(uintptr_t)k; /* splitmix64's finalizer: nodes are close together */
-  h = (h ^ (h >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-  h = (h ^ (h >> 27)) * UINT64_C(0x94D049BB133111EB);
-  return (size_t)(h ^ (h >> 31)) & mask;
-}
-
-static nm_ent *nm_get(const nmemo *m, const gv_node *k) {
-  if (!m->cap) return NULL;
-  for (size_t i = nm_slot(k, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (m->t[i].k == k) return &m->t[i];
-    if (!m->t[i].k) return NULL;
-  }
-}
-
-/* k's entry, added (zeroed) if new; NULL with MemoryError. */
-static nm_ent *nm_put(nmemo *m, const gv_node *k) {
-  if (2 * (m->len + 1) > m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 64;
-    nm_ent *nt = PyMem_Calloc(nc, sizeof *nt);
-    if (!nt) {
-      PyErr_NoMemory();
-      return NULL;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->t[i].k) continue;
-      size_t j = nm_slot(m->t[i].k, nc - 1);
-      while (nt[j].k)
-        j = (j + 1) & (nc - 1);
-      nt[j] = m->t[i];
-    }
-    PyMem_Free(m->t);
-    m->t = nt;
-    m->cap = nc;
-  }
-  size_t i = nm_slot(k, m->cap - 1);
-  while (m->t[i].k && m->t[i].k != k)
-    i = (i + 1) & (m->cap - 1);
-  if (!m->t[i].k) {
-    m->t[i].k = k;
-    m->len++;
-  }
-  return &m->t[i];
-}
-
-static void nm_free(nmemo *m) {
-  for (size_t i = 0; i < m->cap; i++)
-    Py_XDECREF(m->t[i].obj);
-  PyMem_Free(m->t);
-  m->t = NULL;
-  m->cap = m->len = 0;
+/* nm_put that raises MemoryError. */
+static nm_ent *memo_put(nmemo *m, const void *k) {
+  nm_ent *e = nm_put(m, k, NULL);
+  if (!e) PyErr_NoMemory();
+  return e;
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b) {
@@ -120,24 +60,6 @@ static int out_check(gstate *st, const char *what, const char *unit, uint64_t si
                what, size == UINT64_MAX ? "at least " : "", (unsigned long long)size, unit,
                (unsigned long long)st->out_limit);
   return -1;
-}
-
-/* A registered class's node's (metadata, entries), borrowed from the handle
- * table (read it before anything can run), or NULL with an exception. The
- * flatten walk and from_bytes make it a pair whose entries are None or one
- * per child; anything else (an object equal to it put in the handle table
- * first) is refused rather than read out of bounds. */
-static PyObject *custom_meta(gstate *st, const gv_node *n) {
-  PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n))), *e;
-  if (md && (!PyTuple_Check(md) || PyTuple_GET_SIZE(md) != 2 ||
-             ((e = PyTuple_GET_ITEM(md, 1)) != Py_None &&
-              (!PyTuple_Check(e) || (size_t)PyTuple_GET_SIZE(e) != gv_arity(n))))) {
-    PyErr_Format(PyExc_SystemError,
-                 "grove: a custom node's metadata is a %s, not (metadata, entries)",
-                 Py_TYPE(md)->tp_name);
-    return NULL;
-  }
-  return md;
 }
 
 /* ---------------------------------------------------------------------------
@@ -189,7 +111,7 @@ static int tree_sum(const gv_node *root, const sizer *z, uint64_t *out) {
     }
     fr done = *f;
     n--;
-    nm_ent *e = nm_put(&memo, done.n);
+    nm_ent *e = memo_put(&memo, done.n);
     if (!e) goto fail;
     e->v = done.sum;
     if (n)
@@ -286,16 +208,13 @@ PyObject *spec_paths(PyObject *self, PyObject *unused) {
       path[nfr] = NULL;
       nfr++;
       if (f->dict) {
-        f->keys = keys_of(st, s->gen, c->meta);
+        f->keys = keys_of(s->gen, c->meta);
         if (!f->keys) goto fail;
         Py_INCREF(f->keys);
       } else if (k == GV_CUSTOM && ctype_meta(push)) {
-        PyObject *md = custom_meta(st, push);
-        if (!md) goto fail;
-        if (PyTuple_GET_ITEM(md, 1) != Py_None) {
-          f->keys = PyTuple_GET_ITEM(md, 1);
-          Py_INCREF(f->keys);
-        }
+        PyObject *md;
+        if (custom_md(s->gen, push, &md, &f->keys) < 0) goto fail; /* (entries: one per child) */
+        Py_DECREF(md);
       }
       push = NULL;
     }
@@ -373,8 +292,8 @@ static PyObject *getattr_str(PyObject *o, const char *name) {
 }
 
 /* labels[r] = fmt % (the r-th key in traversal order) */
-static PyObject *key_labels(gstate *st, SpecObject *s, const gv_node *n) {
-  PyObject *keys = keys_of(st, s->gen, gv_meta(n));
+static PyObject *key_labels(SpecObject *s, const gv_node *n) {
+  PyObject *keys = keys_of(s->gen, gv_meta(n));
   if (!keys) return NULL;
   Py_INCREF(keys);
   size_t ar = gv_arity(n);
@@ -444,19 +363,19 @@ static PyObject *make_pieces(gstate *st, SpecObject *s, const gv_node *n) {
   case GV_DICT:
     open = PyUnicode_FromString("{");
     close = "}";
-    labels = key_labels(st, s, n);
+    labels = key_labels(s, n);
     break;
   case GV_ODICT:
     open = PyUnicode_FromString(ar ? "OrderedDict({" : "OrderedDict(");
     close = ar ? "})" : ")";
-    labels = key_labels(st, s, n);
+    labels = key_labels(s, n);
     break;
   case GV_DDICT:
     if (!(cls = named_obj(st, s->gen, gv_ddict_factory(n)))) return NULL;
     Py_INCREF(cls);
     open = PyUnicode_FromFormat("defaultdict(%R, {", cls);
     close = "})";
-    labels = key_labels(st, s, n);
+    labels = key_labels(s, n);
     break;
   case GV_DEQUE: {
     int64_t ml = gv_deque_maxlen(n);
@@ -466,7 +385,7 @@ static PyObject *make_pieces(gstate *st, SpecObject *s, const gv_node *n) {
     break;
   }
   case GV_CUSTOM: {
-    int kind = custom_info(st, s->gen, n, s->ns, &cls, &reg);
+    int kind = custom_info(st, s->gen, n, s->ns, s->regs, &cls, &reg);
     if (kind < 0) { /* a registration gone: still describe it */
       if (!PyErr_ExceptionMatches(PyExc_ValueError)) return NULL;
       PyErr_Clear();
@@ -500,12 +419,11 @@ static PyObject *make_pieces(gstate *st, SpecObject *s, const gv_node *n) {
       labels = open ? field_labels(fields, ar) : NULL;
       Py_XDECREF(fields);
     } else {
-      PyObject *nm = getattr_str(cls, "__name__"), *md = NULL;
-      if (nm && ctype_meta(n) && (md = custom_meta(st, n))) {
-        PyObject *meta = PyTuple_GET_ITEM(md, 0);
-        Py_INCREF(meta);
-        open = PyUnicode_FromFormat("CustomTreeNode(%U[%R], [", nm, meta);
-        Py_DECREF(meta);
+      PyObject *nm = getattr_str(cls, "__name__"), *md = NULL, *ents = NULL;
+      if (nm && ctype_meta(n) && custom_md(s->gen, n, &md, &ents) == 0) {
+        open = PyUnicode_FromFormat("CustomTreeNode(%U[%R], [", nm, md);
+        Py_DECREF(md);
+        Py_XDECREF(ents);
       } else if (nm && !ctype_meta(n)) {
         open = PyUnicode_FromFormat("CustomTreeNode(%U[], [", nm);
       }
@@ -553,14 +471,14 @@ static PyObject *pieces_of(gstate *st, SpecObject *s, const gv_node *n, nmemo *m
   default:
     break;
   }
-  nm_ent *e = key ? nm_get(memo, (const gv_node *)(const void *)key) : NULL;
+  nm_ent *e = key ? nm_get(memo, key) : NULL;
   if (e) {
     Py_INCREF(e->obj);
     return e->obj;
   }
   PyObject *pc = make_pieces(st, s, n);
   if (pc && key) {
-    if (!(e = nm_put(memo, (const gv_node *)(const void *)key))) {
+    if (!(e = memo_put(memo, key))) {
       Py_DECREF(pc);
       return NULL;
     }
@@ -591,8 +509,14 @@ static int repr_measure(gstate *st, SpecObject *s, nmemo *memo, int *ascii) {
   rframe *stack = NULL;
   size_t n = 0, cap = 0;
   const gv_node *root = s->node;
-  nm_ent *e = nm_put(memo, root);
-  if (!e || !(e->obj = pieces_of(st, s, root, memo))) goto fail;
+  /* (pieces_of may put into memo: the entry is made after it) */
+  PyObject *rpc = pieces_of(st, s, root, memo);
+  nm_ent *e = rpc ? memo_put(memo, root) : NULL;
+  if (!e) {
+    Py_XDECREF(rpc);
+    goto fail;
+  }
+  e->obj = rpc;
   if (bgrow((void **)&stack, &cap, 1, sizeof *stack) < 0) goto fail;
   stack[n++] = (rframe){root, NULL, 0, 0};
   while (n) {
@@ -611,7 +535,7 @@ static int repr_measure(gstate *st, SpecObject *s, nmemo *memo, int *ascii) {
       /* pieces_of runs Python code: nm_put may move the table, so entries
        * are looked up again rather than kept */
       PyObject *pc = pieces_of(st, s, c, memo);
-      if (!pc || !(e = nm_put(memo, c))) {
+      if (!pc || !(e = memo_put(memo, c))) {
         Py_XDECREF(pc);
         goto fail;
       }

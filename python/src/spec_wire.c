@@ -126,17 +126,21 @@ fail:
 
 /* ---- decoding: from_bytes's handle map, the checks, _spec_from_wire ---- */
 
-/* The payload's handle numbers -> this process's (sorted by the payload's):
- * gv__copy_map calls map_handle for every handle it copies, so the map is
- * plain C, read without running or allocating anything. */
+/* The payload's handle numbers and their objects (held; sorted by number).
+ * gv__copy_map calls map_handle for every handle it copies, which numbers
+ * the object in the new spec's generation (handle_for: by identity, running
+ * no code), so the map is plain C. */
 typedef struct hpair {
-  uint64_t from, to;
+  uint64_t from;
+  PyObject *obj; /* owned */
   int used;
 } hpair;
 typedef struct hmap {
   hpair *p;
   size_t n;
-  int bad; /* a handle the payload does not carry */
+  GenObject *g; /* the generation the copy goes to (held by the caller) */
+  int bad;      /* a handle the payload carries no object for */
+  int oom;      /* handle_for found no memory */
 } hmap;
 
 static int hpair_cmp(const void *a, const void *b) {
@@ -144,29 +148,38 @@ static int hpair_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* hm: dict of int -> int (the package made it; its ints are exact). */
+/* hm: dict of positive int -> object (the package checked the ints are exact). */
 static int hmap_init(hmap *m, PyObject *hm) {
-  m->n = (size_t)PyDict_GET_SIZE(hm);
-  m->bad = 0;
-  m->p = PyMem_Calloc(m->n ? m->n : 1, sizeof *m->p);
+  m->n = 0;
+  m->p = PyMem_Calloc(PyDict_GET_SIZE(hm) ? (size_t)PyDict_GET_SIZE(hm) : 1, sizeof *m->p);
   if (!m->p) {
     PyErr_NoMemory();
     return -1;
   }
-  Py_ssize_t pos = 0, i = 0;
+  Py_ssize_t pos = 0;
   PyObject *k, *v;
-  while (PyDict_Next(hm, &pos, &k, &v)) {
-    if (!PyLong_CheckExact(k) || !PyLong_CheckExact(v)) {
-      PyErr_SetString(PyExc_TypeError, "grove: the handle map holds a non-int");
+  while (PyDict_Next(hm, &pos, &k, &v)) { /* (allocates nothing: the dict cannot change) */
+    if (!PyLong_CheckExact(k)) {
+      PyErr_SetString(PyExc_TypeError, "grove: a handle number is not an int");
       return -1;
     }
-    m->p[i].from = PyLong_AsUnsignedLongLong(k);
-    m->p[i].to = PyLong_AsUnsignedLongLong(v);
+    m->p[m->n].from = PyLong_AsUnsignedLongLong(k);
     if (PyErr_Occurred()) return -1;
-    i++;
+    Py_INCREF(v);
+    m->p[m->n++].obj = v;
   }
   qsort(m->p, m->n, sizeof *m->p, hpair_cmp);
   return 0;
+}
+
+static void hmap_free(hmap *m) {
+  hpair *p = m->p;
+  size_t n = m->n;
+  m->p = NULL;
+  m->n = 0;
+  for (size_t i = 0; i < n; i++)
+    Py_DECREF(p[i].obj);
+  PyMem_Free(p);
 }
 
 static uint64_t map_handle(void *ctx, uint64_t h) {
@@ -176,7 +189,13 @@ static uint64_t map_handle(void *ctx, uint64_t h) {
     size_t mid = lo + (hi - lo) / 2;
     if (m->p[mid].from == h) {
       m->p[mid].used = 1;
-      return m->p[mid].to;
+      uint64_t nh = handle_for(m->g, m->p[mid].obj);
+      if (!nh) {
+        PyErr_Clear(); /* (raised again after the copy) */
+        m->oom = 1;
+        return h;
+      }
+      return nh;
     }
     if (m->p[mid].from < h)
       lo = mid + 1;
@@ -188,21 +207,23 @@ static uint64_t map_handle(void *ctx, uint64_t h) {
 }
 
 /* Every node of a decoded structure is checked against what the flatten walk
- * builds (flatten.c, keys.c) before the TreeSpec exists: the readers
- * (treespec.c, unflatten.c, flatten_up_to.c, ...) trust a structure's kinds
- * and the types of the objects its names and handles stand for. The walk
- * visits each distinct node once (a DAG of 2^63 leaves is a few hundred
- * nodes) with an explicit stack. */
+ * builds (flatten.c, keys.c, handles.c) before the TreeSpec exists: the
+ * readers (spec_output.c, treespec.c, unflatten.c, flatten_up_to.c, ...)
+ * trust a structure's kinds and the types of the objects its names and
+ * handles stand for. The walk visits each distinct node once (a DAG of 2^63
+ * leaves is a few hundred nodes) with an explicit stack. */
 typedef struct wcheck {
   gstate *st;
   GenObject *g;      /* held by the caller */
   PyObject *classes; /* the payload's classes: name -> object */
+  PyObject *ns;      /* the spec's namespace (an exact str) */
   int none_is_leaf;
   pset seen;  /* nodes checked (a keyset used by an OrderedDict: its address + 1) */
   pset names; /* type-name and factory nodes met */
   const gv_node **stack;
   size_t n, cap;
   PyObject *keysets; /* int(keyset), + 1 for an OrderedDict's: host-ordered keysets */
+  PyObject *regs;    /* the registrations of the registered classes met (a list) */
 } wcheck;
 
 static int bad(const char *fmt, ...) {
@@ -253,7 +274,8 @@ static int first(pset *s, const void *p) {
 }
 
 /* The object a type-name or factory node names, which the payload must carry
- * (as to_bytes writes every name it uses). A new reference. */
+ * (as to_bytes writes every name it uses), that very object. A new
+ * reference. */
 static PyObject *named(wcheck *w, const gv_node *name, const char *what) {
   if (gv_kind(name) != GV_STR) {
     bad("a %s's name is %s", what, kind_name(name));
@@ -269,14 +291,21 @@ static PyObject *named(wcheck *w, const gv_node *name, const char *what) {
     Py_DECREF(ps);
     return NULL;
   }
+  Py_INCREF(in);
+  PyObject *o = first(&w->names, name) < 0 ? NULL : named_obj(w->st, w->g, name);
+  if (o && o != in) { /* (the name went, and came back for another object, since the package
+                       * checked it: another thread) */
+    PyErr_Format(PyExc_ValueError, "grove: the name %R is no longer %R's", ps, in);
+    o = NULL;
+  }
+  Py_XINCREF(o); /* (named_obj's is borrowed: g holds it) */
+  Py_DECREF(in);
   Py_DECREF(ps);
-  if (first(&w->names, name) < 0) return NULL;
-  PyObject *o = named_obj(w->st, w->g, name);
-  Py_XINCREF(o);
   return o;
 }
 
-/* A scalar key node as keys.c makes one (not a NaN: those are handles). */
+/* A scalar node as the binding makes one for a key or a value (not a NaN:
+ * those are handles). */
 static int scalar_key(const gv_node *k) {
   switch (gv_kind(k)) {
   case GV_NONE:
@@ -292,33 +321,39 @@ static int scalar_key(const gv_node *k) {
   }
 }
 
-/* Whether keys.c would have made a key node of o itself (so no handle). */
-static int py_scalar_key(PyObject *o) {
-  PyTypeObject *tp = Py_TYPE(o);
-  if (o == Py_None || tp == &PyBool_Type || tp == &PyBytes_Type) return 1;
-  if (tp == &PyFloat_Type) return !isnan(PyFloat_AS_DOUBLE(o));
-  if (tp == &PyLong_Type) {
-    int of = 0;
-    (void)PyLong_AsLongLongAndOverflow(o, &of);
-    return !of;
+/* A value node (a key, custom metadata or entries) as handles.c and keys.c
+ * make one: a scalar, a tuple of at most VALUE_TUPLE_MAX scalars, or a
+ * handle whose object is none of these (is_value: it would have been kept
+ * as itself). what names it in messages. The handle's object in *obj
+ * (borrowed: g holds it), else NULL. */
+static int check_value_node(wcheck *w, const gv_node *k, const char *what, PyObject **obj) {
+  *obj = NULL;
+  if (scalar_key(k)) return 0;
+  switch (gv_kind(k)) {
+  case GV_TUPLE:
+    if (gv_arity(k) > VALUE_TUPLE_MAX) return bad("%s is a tuple of %zu items", what, gv_arity(k));
+    for (size_t j = 0; j < gv_arity(k); j++)
+      if (!scalar_key(gv_child(k, j)))
+        return bad("%s is a tuple holding %s", what, kind_name(gv_child(k, j)));
+    return 0;
+  case GV_HANDLE: {
+    PyObject *o = handle_obj(w->g, gv_get_handle(k));
+    if (!o) return -1;
+    if (is_value(o))
+      return bad("%s is a handle of an object of type %s, a value grove keeps as itself (no "
+                 "handle)",
+                 what, Py_TYPE(o)->tp_name);
+    *obj = o;
+    return 0;
   }
-  if (tp == &PyUnicode_Type) { /* unless it holds a surrogate (no UTF-8 for it) */
-    int kind = PyUnicode_KIND(o);
-    const void *data = PyUnicode_DATA(o);
-    if (kind == PyUnicode_1BYTE_KIND) return 1;
-    for (Py_ssize_t i = 0, n = PyUnicode_GET_LENGTH(o); i < n; i++) {
-      Py_UCS4 c = PyUnicode_READ(kind, data, i);
-      if (c >= 0xD800 && c <= 0xDFFF) return 0;
-    }
-    return 1;
+  default:
+    return bad("%s is %s", what, kind_name(k));
   }
-  return 0;
 }
 
 /* A keyset as keys.c makes it: scalar keys (grove's order), or with a tuple
  * of scalars or a handle among them the host's order (an OrderedDict's:
- * insertion order); a handle's object must not be one keys.c keeps as a key
- * node itself. */
+ * insertion order). */
 static int check_keyset(wcheck *w, const gv_node *ks, int odict) {
   int r = first(&w->seen, (const char *)ks + (odict ? 1 : 0));
   if (r <= 0) return r;
@@ -327,24 +362,10 @@ static int check_keyset(wcheck *w, const gv_node *ks, int odict) {
   int host = 0;
   for (size_t i = 0; i < n; i++) {
     const gv_node *k = GV__CONT(ks)->kids[i];
+    PyObject *o;
     if (scalar_key(k)) continue;
     host = 1;
-    unsigned kk = gv_kind(k);
-    if (kk == GV_TUPLE) {
-      if (gv_arity(k) > 64) return bad("a tuple key of %zu items", gv_arity(k));
-      for (size_t j = 0; j < gv_arity(k); j++)
-        if (!scalar_key(gv_child(k, j)))
-          return bad("a tuple key holds %s", kind_name(gv_child(k, j)));
-      continue;
-    }
-    if (kk != GV_HANDLE) return bad("a dict key is %s", kind_name(k));
-    PyObject *o = handle_obj(w->st, gv_get_handle(k)); /* borrowed: read at once */
-    if (!o) return -1;
-    int t = PyTuple_CheckExact(o) && PyTuple_GET_SIZE(o) <= 64;
-    for (Py_ssize_t j = 0; t && j < PyTuple_GET_SIZE(o); j++)
-      t = py_scalar_key(PyTuple_GET_ITEM(o, j));
-    if (t || py_scalar_key(o))
-      return bad("a dict key's object is of type %s, which is no handle", Py_TYPE(o)->tp_name);
+    if (check_value_node(w, k, "a dict key", &o) < 0) return -1;
   }
   if (host != gv_keyset_host_ordered(ks))
     return bad(host ? "a dict of tuple or object keys is not in the host's order"
@@ -381,10 +402,32 @@ static Py_ssize_t field_count(gstate *st, PyObject *cls) {
   return n;
 }
 
+/* A registered class's metadata: the pair (M, E) handles.c's
+ * custom_meta_node makes, M the metadata and E the path entries, each a
+ * value node; E None (no entries), or one entry per child: a tuple value of
+ * arity items, or a handle of an exact tuple of arity objects. */
+static int check_custom_meta(wcheck *w, const gv_node *md, PyObject *cls, size_t arity) {
+  if (gv_kind(md) != GV_TUPLE || gv_arity(md) != 2)
+    return bad("a %R node's metadata is %s, not the pair (metadata, entries)", cls,
+               gv_kind(md) == GV_TUPLE ? "a tuple of another length" : kind_name(md));
+  const gv_node *m = gv_child(md, 0), *en = gv_child(md, 1);
+  PyObject *o;
+  if (check_value_node(w, m, "a custom node's metadata", &o) < 0) return -1;
+  if (gv_kind(en) == GV_NONE) return 0;
+  if (check_value_node(w, en, "a custom node's entries", &o) < 0) return -1;
+  if (o ? !PyTuple_CheckExact(o) : gv_kind(en) != GV_TUPLE)
+    return bad("a %R node's entries are %s, not a tuple", cls,
+               o ? Py_TYPE(o)->tp_name : kind_name(en));
+  size_t ne = o ? (size_t)PyTuple_GET_SIZE(o) : gv_arity(en);
+  if (ne != arity) return bad("a %R node of %zu children has %zu entries", cls, arity, ne);
+  return 0;
+}
+
 /* None (not when None is a leaf), a namedtuple or PyStructSequence (a tuple
  * class, with as many fields as children), or a registered class's node (a
- * class; its metadata a handle to (metadata, entries), entries None or a
- * tuple of one per child). No keyed custom nodes. */
+ * class registered here, in the spec's namespace or the global one, whose
+ * metadata is checked by check_custom_meta): its registration goes to
+ * w->regs, which the TreeSpec keeps. No keyed custom nodes. */
 static int check_custom(wcheck *w, const gv_node *n) {
   const gv_node *ct = gv_meta(n), *name = GV__CONT(ct)->kids[0], *md = GV__CONT(ct)->kids[2];
   size_t arity = gv_arity(n);
@@ -394,7 +437,6 @@ static int check_custom(wcheck *w, const gv_node *n) {
     if (arity || md) return bad("a None node with children or metadata");
     return 0;
   }
-  if (md && gv_kind(md) != GV_HANDLE) return bad("a custom node's metadata is %s", kind_name(md));
   PyObject *cls = named(w, name, "class");
   if (!cls) return -1;
   int r = 0;
@@ -410,25 +452,23 @@ static int check_custom(wcheck *w, const gv_node *n) {
       r = bad("%R is neither a namedtuple nor a PyStructSequence class", cls);
     else if ((size_t)f != arity)
       r = bad("a %R node of %zu children, not %zd", cls, arity, f);
-  } else {
-    PyObject *o = handle_obj(w->st, gv_get_handle(md)); /* borrowed: read at once */
-    if (!o)
+  } else if ((r = check_custom_meta(w, md, cls, arity)) == 0) {
+    PyObject *reg = registration(w->st, w->ns, (PyTypeObject *)cls); /* borrowed: used at once */
+    if (!reg) {
+      PyErr_Format(PyExc_ValueError, "grove: %R is not registered as a pytree node class", cls);
       r = -1;
-    else if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2)
-      r = bad("a %R node's metadata handle holds an object of type %s, not (metadata, entries)",
-              cls, Py_TYPE(o)->tp_name);
-    else {
-      PyObject *e = PyTuple_GET_ITEM(o, 1);
-      if (e != Py_None && (!PyTuple_Check(e) || (size_t)PyTuple_GET_SIZE(e) != arity))
-        r = bad("a %R node of %zu children has entries %s", cls, arity,
-                PyTuple_Check(e) ? "of another length" : "that are no tuple");
+    } else {
+      Py_ssize_t i = 0, nr = PyList_GET_SIZE(w->regs);
+      while (i < nr && PyList_GET_ITEM(w->regs, i) != reg)
+        i++;
+      if (i == nr) r = PyList_Append(w->regs, reg);
     }
   }
   Py_DECREF(cls);
   return r;
 }
 
-static int check_value(wcheck *w, const gv_node *n) {
+static int check_node(wcheck *w, const gv_node *n) {
   unsigned k = gv_kind(n);
   if (k == GV_STAR) return 0;
   int r = first(&w->seen, n);
@@ -477,7 +517,7 @@ static int check_host_keysets(wcheck *w) {
     const char *p = PyLong_AsVoidPtr(PyList_GET_ITEM(w->keysets, i));
     int odict = (int)((uintptr_t)p & 1);
     const gv_node *ks = (const gv_node *)(const void *)(p - odict);
-    PyObject *keys = keys_of(w->st, w->g, ks);
+    PyObject *keys = keys_of(w->g, ks);
     if (!keys) return -1;
     PyObject *list = PySequence_List(keys); /* a list of its own: held while code runs */
     if (!list) return -1;
@@ -493,7 +533,7 @@ static int check_host_keysets(wcheck *w) {
     Py_DECREF(set);
     if (m != n) {
       Py_DECREF(list);
-      return bad("a dict's keys are not distinct");
+      return bad("a dict has a repeated key (equal keys)");
     }
     if (odict) {
       Py_DECREF(list);
@@ -524,7 +564,7 @@ static int check_host_keysets(wcheck *w) {
 static int check_decoded(wcheck *w, const gv_node *root, const hmap *hm) {
   if (push(w, root) < 0) return -1;
   while (w->n)
-    if (check_value(w, w->stack[--w->n]) < 0) return -1;
+    if (check_node(w, w->stack[--w->n]) < 0) return -1;
   if (check_host_keysets(w) < 0) return -1;
   if ((Py_ssize_t)w->names.len != PyDict_GET_SIZE(w->classes))
     return bad("it carries classes that it does not name");
@@ -533,11 +573,13 @@ static int check_decoded(wcheck *w, const gv_node *root, const hmap *hm) {
   return 0;
 }
 
-/* _spec_from_wire(bytes, handle_map, classes, none_is_leaf, namespace, max_size) -> TreeSpec
- * handle_map: the payload's handle numbers -> this process's; classes: the payload's
- * name -> object (the package checked that each object has that name here). max_size
- * bounds the structure written out (gv_expanded_size; 0: no bound): the encoding shares
- * repeated subtrees, so a few bytes can describe a structure of 2^63 leaves. */
+/* _spec_from_wire(bytes, handle_objects, classes, none_is_leaf, namespace, max_size) -> TreeSpec
+ * handle_objects: the payload's handle numbers -> their objects, numbered anew (by identity)
+ * in the generation the TreeSpec is made in; classes: the payload's name -> object (the
+ * package checked that each object has that name here). max_size bounds the structure
+ * written out (gv_expanded_size; 0: no bound): the encoding shares repeated subtrees, so a
+ * few bytes can describe a structure of 2^63 leaves. The TreeSpec keeps the registrations
+ * its registered classes have now, as one tree_structure made now would. */
 PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
   gstate *st = state_of_module(m);
   Py_buffer buf;
@@ -547,10 +589,15 @@ PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
   if (!PyArg_ParseTuple(args, "y*O!O!pU|K", &buf, &PyDict_Type, &hm, &PyDict_Type, &classes, &nil,
                         &ns, &max_size))
     return NULL;
-  hmap map = {NULL, 0, 0};
+  if (!PyUnicode_CheckExact(ns)) { /* (looked up in the registry: no code may run) */
+    PyBuffer_Release(&buf);
+    PyErr_SetString(PyExc_TypeError, "grove: the namespace is not a str");
+    return NULL;
+  }
+  hmap map = {NULL, 0, NULL, 0, 0};
   if (hmap_init(&map, hm) < 0) {
     PyBuffer_Release(&buf);
-    PyMem_Free(map.p);
+    hmap_free(&map);
     return NULL;
   }
   gv_arena *tmp = NULL;
@@ -575,23 +622,31 @@ PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
     GenObject *g = attempt ? (new_gen(st) < 0 ? NULL : st->cur) : cur_gen(st);
     if (!g) break;
     Py_INCREF(g); /* the checks below may run Python code, which may drop it */
-    map.bad = 0;
+    map.g = g;
+    map.bad = map.oom = 0;
     for (size_t i = 0; i < map.n; i++)
       map.p[i].used = 0;
     rc = gv__copy_map(g->a, dec, map_handle, &map, &out, &e);
     if (rc == GV_OK) {
-      wcheck w = {.st = st, .g = g, .classes = classes, .none_is_leaf = nil};
+      wcheck w = {.st = st, .g = g, .classes = classes, .ns = ns, .none_is_leaf = nil};
       w.keysets = PyList_New(0);
-      if (map.bad)
+      w.regs = w.keysets ? PyList_New(0) : NULL;
+      if (map.oom) {
+        PyErr_NoMemory();
+      } else if (map.bad) {
         bad("it holds a handle that it carries no object for");
-      else if (w.keysets && check_decoded(&w, out, &map) == 0)
-        res = spec_new(st, g, out, nil, ns);
+      } else if (w.regs && check_decoded(&w, out, &map) == 0) {
+        PyObject *regs = PyList_GET_SIZE(w.regs) ? PyList_AsTuple(w.regs) : NULL;
+        if (regs || !PyList_GET_SIZE(w.regs)) res = spec_new(st, g, out, nil, ns, regs, map.n != 0);
+        Py_XDECREF(regs);
+      }
       Py_XDECREF(w.keysets);
+      Py_XDECREF(w.regs);
       PyMem_Free(w.stack);
       ps_free(&w.seen);
       ps_free(&w.names);
     } else if (rc != GV_ENOMEM) {
-      bad("%s", e.msg); /* a handle of the payload is here one that it holds already */
+      bad("%s", e.msg); /* two handles of the payload are here one (the same object) */
     } else if (attempt) {
       raise_gv(rc, &e);
     }
@@ -600,6 +655,6 @@ PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
   }
 done:
   gv_arena_free(tmp);
-  PyMem_Free(map.p);
+  hmap_free(&map);
   return res;
 }

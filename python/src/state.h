@@ -4,20 +4,26 @@
  *
  *   args.c         a module's or type's state, argument parsing, grove
  *                  statuses and paths as Python errors
- *   generations.c  generations (the arenas structures live in: memory limit,
- *                  recycling), spec_new; memory_stats, set_memory_limit
- *   handles.c      handles: objects numbered once per process (dict keys,
- *                  custom metadata); _handle_object, _handle_for
- *   typenames.c    type names: the process-unique names of classes and
+ *   handles.c      handles: objects a generation holds by identity (dict keys,
+ *                  custom metadata that are no grove values); values <->
+ *                  nodes; _handle_object
+ *   typenames.c    type names: the names, unique while in use, of classes and
  *                  defaultdict factories; _object_named, _name_for
+ *   generations.c  generations (the arenas structures live in: memory limit,
+ *                  recycling; freeing one frees its handles and names),
+ *                  spec_new; memory_stats, set_memory_limit
  *   registry.c     the registry's C side: classification, the class and
- *                  registration a custom node names; _setup, _registry_changed
+ *                  registration a custom node names; _setup, _registry_changed,
+ *                  _is_leaf
  *
  * A structure is a grove node: containers as in grove, `*` for a leaf; None
  * (when not a leaf), namedtuples, PyStructSequences and registered classes are
  * custom nodes whose type name names the Python class (see typenames.c).
  * Every function here runs with the GIL held; nothing is global: all state is
- * in the module state or in a walk. */
+ * in the module state or in a walk. The rule every file keeps (docs/python.md):
+ * any Python allocation may run arbitrary code (the cycle collector's
+ * finalizers), so nothing borrowed is used across a call that can allocate or
+ * run code, and an operation holds the generation it works in. */
 #ifndef GROVE_PY_STATE_H
 #define GROVE_PY_STATE_H
 
@@ -41,6 +47,9 @@ typedef struct GenObject {
   ptrmap tmpl;        /* keyset -> dict of its keys (values None): unflatten copies it */
   keycache kc;        /* key objects (by identity) -> keyset */
   PyObject *tnodes;   /* dict: id(object) -> int(node): type names, factories */
+  PyObject **hobj;    /* handles: handle h -> hobj[h - 1] (owned) */
+  size_t nh, ch;      /* ... their count and capacity */
+  idmap hmap;         /* object (by identity) -> its handle */
   struct smemo *memo; /* lists and tuples of up to 2 children -> their node (flatten.c) */
   const gv_node *none_node;
   size_t max_op_growth;          /* the most one operation added to the arena */
@@ -49,7 +58,10 @@ typedef struct GenObject {
 } GenObject;
 
 /* ---- module state ---- */
-#define DEFAULT_LIMIT ((size_t)64 << 20) /* a generation's memory limit until set_memory_limit */
+/* A generation's memory limit until set_memory_limit: a budget, not memory
+ * taken (an arena grows as it is used); a 1,000,000-deep list (72 bytes a
+ * level) fits. */
+#define DEFAULT_LIMIT ((size_t)128 << 20)
 #define DEFAULT_OUTPUT_LIMIT UINT64_C(100000000) /* spec_output.c, until set_output_limit */
 #define RECYCLE_MIN ((size_t)32 << 10)           /* recycling (op_gen): see below */
 #define RECYCLE_FACTOR 64
@@ -71,13 +83,14 @@ typedef struct gstate {
   uint64_t op_serial;   /* ... and that generation's serial */
   unsigned grow_streak; /* operations in a row that added to the arena */
   uint64_t recycled;
-  PyObject *nsreg;      /* dict: namespace -> dict: class -> (cls, flatten, unflatten, entry) */
-  PyObject *typecache;  /* dict: type -> int kind (global namespace) or registration */
-  PyObject *names;      /* dict: name -> object */
-  PyObject *objnames;   /* dict: id(object) -> name */
-  PyObject *handles;    /* list: handle - 1 -> object */
-  PyObject *handle_of;  /* dict: object -> handle (hashable objects) */
-  PyObject *unhashable; /* list of handles whose objects are unhashable */
+  PyObject *nsreg;    /* the package's dict: namespace -> dict: class -> registration */
+  ptrmap regs;        /* its snapshot: class (by identity) -> dict: namespace -> registration */
+  int leaf_regs;      /* some namespace registers int, float, str or bool */
+  typemap typecache;  /* class (by identity) -> kind and registrations */
+  PyObject *names;    /* dict: name -> object (typenames.c) */
+  PyObject *objnames; /* dict: id(object) -> name */
+  PyObject *namerefs; /* dict: name -> the number of generations naming it */
+  Py_ssize_t names_unused;
   PyTypeObject *odict_t, *ddict_t, *deque_t;
   PyObject *key_order; /* callable(keys list) -> list of indices (the package sets it) */
   PyObject *mangle;    /* callable(object) -> base name */
@@ -111,20 +124,25 @@ typedef struct SpecObject {
   GenObject *cgen;      /* generation of canon (NULL until computed) */
   const gv_node *canon; /* node with every dict in its traversal order */
   PyObject *ns;         /* namespace str */
+  PyObject *regs;       /* tuple of the registrations its custom nodes were made with, or NULL */
   int none_is_leaf;
   int has_fp;
+  int handles;          /* it may hold handles (then == and hash() look at them) */
   Py_ssize_t num_nodes; /* -1 until computed */
   Py_hash_t hash;       /* -1 until computed */
   uint8_t fp[16];
 } SpecObject;
 
-/* The flatten options (flat_opts). */
+/* The flatten options (flat_opts). ns is an exact str ('' for the global
+ * namespace), so that looking it up runs no code. */
 typedef struct flat_args {
   PyObject *tree, *is_leaf, *ns;
+  PyObject *own; /* ns when flat_opts made it (an exact copy of a str subclass), or NULL */
   int none_is_leaf;
 } flat_args;
 
-/* A custom node's type name and metadata (a handle node, or NULL). */
+/* A custom node's type name and metadata (the pair custom_meta_node makes,
+ * or NULL: a namedtuple, PyStructSequence or None). */
 static inline const gv_node *ctype_name(const gv_node *n) {
   return GV__CONT(GV__CONT(n)->meta)->kids[0];
 }
@@ -151,50 +169,130 @@ gstate *state_of_type(PyTypeObject *t);
 int parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
                const char *const *names, int npos, int nreq, PyObject **out);
 int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_args *fa);
+static inline void flat_done(flat_args *fa) { /* after flat_opts (either result) */
+  Py_CLEAR(fa->own);
+}
 /* Python-level errors for grove statuses. */
 PyObject *raise_gv(gv_status s, const gv_error *e);
 /* Raise exc with message fmt, prefixed "at PATH: " when path is a non-empty tuple. */
 PyObject *err_at(PyObject *exc, PyObject *path, const char *fmt, ...);
+/* A path tuple for a message: its entries' reprs (each cut to a few dozen
+ * characters; an Ellipsis entry shown as ...), as a tuple prints. A path
+ * made for a message keeps PATH_ENDS entries at each end around an Ellipsis. */
+#define PATH_ENDS 16
+PyObject *path_repr(PyObject *path);
+/* tuple(o) (new reference), safe for a list that finalizers may change while
+ * the tuple is allocated (PySequence_Tuple is not). */
+PyObject *seq_tuple(PyObject *o);
+
+/* ---- handles.c ---- */
+/* The handle (>= 1) of obj in g, by identity (g holds obj from then on); 0
+ * with an exception (no memory). Runs no code. */
+uint64_t handle_for(GenObject *g, PyObject *obj);
+/* The object of handle h in g (borrowed: g holds it), or NULL with a ValueError. */
+PyObject *handle_obj(GenObject *g, uint64_t h);
+void handles_free(GenObject *g); /* (gen_dealloc) */
+/* Values: the objects grove holds as themselves, by type and value, rather
+ * than as handles -- exact None, bool, int within int64, float but NaN, str
+ * without surrogates, bytes (scalars) -- and exact tuples of at most
+ * VALUE_TUPLE_MAX scalars, as dict keys (keys.c) and custom metadata and
+ * entries (custom_meta_node); from_bytes refuses a handle of such an object
+ * (spec_wire.c). Neither predicate runs code or allocates. */
+#define VALUE_TUPLE_MAX 64
+int is_scalar_value(PyObject *o);
+int is_value(PyObject *o);
+/* k as a grove scalar node of a: 0 with *s the status, or 1 when k is no
+ * scalar value (nothing made). Runs no code. */
+int scalar_node(gv_arena *a, PyObject *k, const gv_node **out, gv_status *s, gv_error *e);
+/* A value node of g (a scalar, a tuple of scalars, a handle) as an object
+ * (new reference; a handle's own object). NULL with an exception. */
+PyObject *value_obj(GenObject *g, const gv_node *k);
+/* A custom node's metadata and path entries (entries: NULL or a tuple) as
+ * its ctype's meta node in g: a tuple node (M, E), each a value node when
+ * the object is a value (or a tuple of values), else a handle (*handles =
+ * 1). 0, or -1 with an exception (*oom = 1: g is full). Runs no code. */
+int custom_meta_node(GenObject *g, PyObject *md, PyObject *entries, const gv_node **out,
+                     int *handles, int *oom);
+/* The objects of custom node n's meta node (new references; *entries NULL
+ * for none), or -1 with an exception: SystemError when it is not the pair
+ * custom_meta_node makes with entries None or one per child. */
+int custom_md(GenObject *g, const gv_node *n, PyObject **md, PyObject **entries);
+PyObject *py_handle_object(PyObject *m, PyObject *args);
+
+/* ---- typenames.c ---- */
+/* The str node naming obj (a class or a defaultdict factory) in g; its name is
+ * unique in the process. NULL with an exception set (oom: *oom = 1). May run
+ * code (the package's mangle function) the first time g names obj. */
+const gv_node *name_node(gstate *st, GenObject *g, PyObject *obj, int *oom);
+/* The object named by a type-name/factory node of g (borrowed: g holds it),
+ * or NULL (exception set). Runs no code. */
+PyObject *named_obj(gstate *st, GenObject *g, const gv_node *name);
+void gen_names_free(GenObject *g); /* (gen_dealloc) */
+PyObject *py_object_named(PyObject *m, PyObject *arg);
+PyObject *py_name_for(PyObject *m, PyObject *arg);
 
 /* ---- generations.c ---- */
 extern PyType_Spec gen_type_spec;
-/* The current generation (made on first use). NULL with an exception set. */
+/* The current generation (made on first use), borrowed. NULL with an
+ * exception set. */
 GenObject *cur_gen(gstate *st);
 /* The same at the start of an operation (a walk): first recycles a generation
  * that only grows with structures nobody keeps (see gstate). */
 GenObject *op_gen(gstate *st);
 /* Start a new current generation (after GV_ENOMEM). 0 or -1 with an exception. */
 int new_gen(gstate *st);
-/* A TreeSpec of node in g. */
-PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns);
+/* An operation's generation: *g (a reference the operation holds from start
+ * to end, whatever code runs meanwhile) replaced by a new current one. 0 or
+ * -1 with an exception (*g unchanged). */
+int gen_renew(gstate *st, GenObject **g);
+/* A TreeSpec of node in g; regs: the registrations it keeps (or NULL);
+ * handles: whether the node may hold handles. */
+PyObject *spec_new(gstate *st, GenObject *g, const gv_node *node, int none_is_leaf, PyObject *ns,
+                   PyObject *regs, int handles);
 PyObject *py_memory_stats(PyObject *m, PyObject *unused);
 PyObject *py_set_memory_limit(PyObject *m, PyObject *arg);
 
-/* ---- handles.c ---- */
-/* A handle (>= 1) for obj (equal objects share one); 0 with an exception. */
-uint64_t handle_for(gstate *st, PyObject *obj);
-PyObject *handle_obj(gstate *st, uint64_t h); /* borrowed or NULL */
-PyObject *py_handle_object(PyObject *m, PyObject *arg);
-PyObject *py_handle_for(PyObject *m, PyObject *arg);
-
-/* ---- typenames.c ---- */
-/* The str node naming obj (a class or a defaultdict factory) in g; its name is
- * unique in the process. NULL with an exception set (oom: *oom = 1). */
-const gv_node *name_node(gstate *st, GenObject *g, PyObject *obj, int *oom);
-/* The object named by a type-name/factory node of g, or NULL (exception set). */
-PyObject *named_obj(gstate *st, GenObject *g, const gv_node *name);
-PyObject *py_object_named(PyObject *m, PyObject *arg);
-PyObject *py_name_for(PyObject *m, PyObject *arg);
-
 /* ---- registry.c ---- */
-/* Registration of type t for namespace ns (borrowed tuple) or NULL (no error). */
+/* The registration of class t in namespace ns ('' or NULL: the global one),
+ * borrowed from the registry's snapshot, or NULL. Runs no code. */
 PyObject *registration(gstate *st, PyObject *ns, PyTypeObject *t);
-/* The kind of a non-exact-builtin object; *reg gets the registration for K_CUSTOM. */
-int classify_slow(gstate *st, PyObject *nsdict, PyTypeObject *t, PyObject **reg);
-/* Registration / kind of a custom node: 1 NoneType, K_NT, K_SS or K_CUSTOM; *cls borrowed */
-int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject **cls,
-                PyObject **reg);
+/* The kind of an object of class t in namespace ns when t is in the
+ * classification cache: 1 with *kind and, for K_CUSTOM, *reg (borrowed from
+ * the cache: hold it before code runs); 0 when t is not cached. Runs no code. */
+static inline int classify_cached(gstate *st, PyObject *ns, PyTypeObject *t, int *kind,
+                                  PyObject **reg) {
+  const tm_ent *e = tm_get(&st->typecache, t);
+  if (!e) return 0;
+  if (e->nsregs && ns && PyUnicode_GET_LENGTH(ns) != 0) {
+    PyObject *r = PyDict_GetItem(e->nsregs, ns); /* exact str keys: no code */
+    if (r) {
+      *kind = K_CUSTOM;
+      *reg = r;
+      return 1;
+    }
+  }
+  *kind = e->kind;
+  *reg = e->reg;
+  return 1;
+}
+/* The same, filling the cache on a miss: then it may run code (the class's
+ * attributes are looked up) and release objects (a full cache is emptied),
+ * so the caller holds everything it uses. -1 with an exception. */
+int classify(gstate *st, PyObject *ns, PyTypeObject *t, PyObject **reg);
+/* Whether an exact int, float, str or bool is a leaf without asking the
+ * registry (none of these classes is registered anywhere). */
+static inline int fast_leaves(const gstate *st) {
+  return !st->leaf_regs;
+}
+/* The registration of cls among a TreeSpec's (regs: a tuple or NULL), or NULL. */
+PyObject *spec_registration(PyObject *regs, PyObject *cls);
+/* Registration / kind of a custom node: K_NONE, K_NT, K_SS or K_CUSTOM; *cls
+ * and *reg borrowed (g and the registry hold them; a spec's own
+ * registrations regs first). Runs no code. */
+int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject *regs,
+                PyObject **cls, PyObject **reg);
 PyObject *py_setup(PyObject *m, PyObject *args);
 PyObject *py_registry_changed(PyObject *m, PyObject *unused);
+PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 
 #endif

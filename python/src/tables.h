@@ -3,8 +3,10 @@
  * dicts read and filled in place. These files call nothing else of the
  * extension (the layers: module.c).
  *
- *   maps.c      a pointer map (node -> object), the keyset cache (key objects
- *               by identity -> keyset node), a pointer set (a walk's path)
+ *   maps.c      a pointer map (node -> object), a type map, an identity map,
+ *               the keyset cache (key objects by identity -> keyset node), a
+ *               node memo (a walk's distinct nodes), a pointer set (a walk's
+ *               path)
  *   dictfill.c  dict_fill, dict_copy_fill, dict_items: a dict's table filled,
  *               cloned or read directly where this CPython's layout is known */
 #ifndef GROVE_PY_TABLES_H
@@ -25,9 +27,11 @@ typedef struct ptrmap {
   pm_ent *t;
   size_t cap, len;
 } ptrmap;
-PyObject *pm_get(const ptrmap *m, const void *k);  /* borrowed or NULL */
-int pm_put(ptrmap *m, const void *k, PyObject *v); /* v is INCREF'd; -1 no memory */
-void pm_clear(ptrmap *m);
+PyObject *pm_get(const ptrmap *m, const void *k); /* borrowed or NULL */
+/* v is INCREF'd; -1 no memory. A key already present keeps its value (what
+ * others may hold borrowed): the value in the map is what pm_get returns. */
+int pm_put(ptrmap *m, const void *k, PyObject *v);
+void pm_clear(ptrmap *m); /* the values are released after m is empty */
 
 typedef struct kc_ent {
   uint64_t h;
@@ -42,8 +46,62 @@ typedef struct keycache {
 } keycache;
 uint64_t kc_hash(PyObject *const *keys, Py_ssize_t n, int odict);
 const gv_node *kc_get(const keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n);
+/* Whether putting n keys would clear c first (kc_put then releases the keys
+ * it held, which may run code: a caller that must run none does not put). */
+int kc_full(const keycache *c, Py_ssize_t n);
 int kc_put(keycache *c, uint64_t h, PyObject *const *keys, Py_ssize_t n, const gv_node *ks);
-void kc_clear(keycache *c);
+void kc_clear(keycache *c); /* the keys are released after c is empty */
+
+/* A type (by identity, a reference held) -> its kind and registrations: the
+ * classification cache. Looking a type up runs no Python code (no __hash__
+ * of a metaclass). */
+typedef struct tm_ent {
+  PyTypeObject *t;  /* owned; NULL: an empty slot */
+  PyObject *reg;    /* owned or NULL: its registration in the global namespace */
+  PyObject *nsregs; /* owned or NULL: dict namespace -> registration (the others) */
+  int kind;         /* its kind in the global namespace */
+} tm_ent;
+typedef struct typemap {
+  tm_ent *t;
+  size_t cap, len;
+} typemap;
+const tm_ent *tm_get(const typemap *m, const PyTypeObject *t); /* NULL: absent */
+/* The references are taken. -1 no memory. */
+int tm_put(typemap *m, PyTypeObject *t, int kind, PyObject *reg, PyObject *nsregs);
+/* Empties m. The references are released after m is empty (that may run code). */
+void tm_clear(typemap *m);
+
+/* An object (by identity) -> a number (a generation's handles). */
+typedef struct im_ent {
+  const void *k;
+  uint64_t v;
+} im_ent;
+typedef struct idmap {
+  im_ent *t;
+  size_t cap, len;
+} idmap;
+uint64_t im_get(const idmap *m, const void *k);  /* 0: absent */
+int im_put(idmap *m, const void *k, uint64_t v); /* -1 no memory */
+void im_free(idmap *m);
+
+/* A memo of the distinct nodes a walk over a structure meets (spec_output.c,
+ * spec_compare.c): node (by address) -> an owned object or NULL, a number and
+ * a flag. */
+typedef struct nm_ent {
+  const void *k;
+  PyObject *obj; /* owned or NULL */
+  uint64_t v;
+  int flag;
+} nm_ent;
+typedef struct nmemo {
+  nm_ent *t;
+  size_t cap, len;
+} nmemo;
+nm_ent *nm_get(const nmemo *m, const void *k); /* NULL: absent */
+/* k's entry, added (zeroed) if new: *fresh (if given) says which. NULL no
+ * memory. An entry moves when the table grows: look it up again after a put. */
+nm_ent *nm_put(nmemo *m, const void *k, int *fresh);
+void nm_free(nmemo *m); /* the objects are released after m is empty */
 
 /* A set of pointers (the walk path, for cycles). */
 typedef struct pset {

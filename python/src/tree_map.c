@@ -18,19 +18,30 @@ PyObject *py_tree_map(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyOb
   static const char *const names[] = {"is_leaf", "none_is_leaf", "namespace", NULL};
   PyObject *a[3];
   flat_args fa;
-  if (parse_args(args + nargs, 0, kw, "tree_map", names, 0, 0, a) < 0 ||
-      flat_opts(st, a[0], a[1], a[2], &fa) < 0)
+  if (parse_args(args + nargs, 0, kw, "tree_map", names, 0, 0, a) < 0) return NULL;
+  if (flat_opts(st, a[0], a[1], a[2], &fa) < 0) {
+    flat_done(&fa);
     return NULL;
+  }
   PyObject *func = args[0];
   fa.tree = args[1];
   Py_ssize_t nrest = nargs - 2;
   PyObject *leaves = NULL, *spec = NULL, *res = NULL, **lists = NULL, *out = NULL;
-  if (do_flatten(st, &fa, &leaves, &spec) < 0) return NULL;
+  int rc = do_flatten(st, &fa, &leaves, &spec);
+  flat_done(&fa);
+  if (rc < 0) return NULL;
+  /* The lists made here are held only by this call; out of the collector's
+   * sight (untracked), no code the function runs can reach and change them,
+   * so their items are read borrowed. */
+  PyObject_GC_UnTrack(leaves);
   SpecObject *s = (SpecObject *)spec;
   Py_ssize_t n = PyList_GET_SIZE(leaves);
   if (nrest && !(lists = flatten_rests_up_to(st, s, args + 2, nrest))) goto out;
+  for (Py_ssize_t j = 0; j < nrest; j++)
+    PyObject_GC_UnTrack(lists[j]);
   res = PyList_New(n);
   if (!res) goto out;
+  PyObject_GC_UnTrack(res);
   {
     PyObject *stack_inl[9], **stack = stack_inl;
     if (nrest + 1 > 8 && !(stack = PyMem_Malloc((size_t)(nrest + 2) * sizeof *stack))) {
@@ -53,7 +64,7 @@ PyObject *py_tree_map(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyOb
     }
     if (stack != stack_inl) PyMem_Free(stack);
   }
-  out = unflatten_node(st, s->gen, s->node, s->ns, ((PyListObject *)res)->ob_item, n);
+  out = unflatten_node(st, s, ((PyListObject *)res)->ob_item, n);
 out:
   free_rests(lists, nrest);
   Py_XDECREF(res);

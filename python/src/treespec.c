@@ -19,12 +19,30 @@ static void spec_dealloc(PyObject *self) {
   Py_CLEAR(s->gen);
   Py_CLEAR(s->cgen);
   Py_CLEAR(s->ns);
+  Py_CLEAR(s->regs);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
 
 static gstate *spec_state(PyObject *self) {
   return state_of_type(Py_TYPE(self));
+}
+
+/* gv__copy_map's handle map from one generation to another. */
+struct hcopy {
+  GenObject *from, *to;
+  int bad;
+};
+static uint64_t copy_handle(void *ctx, uint64_t h) {
+  struct hcopy *c = ctx;
+  PyObject *o = handle_obj(c->from, h);
+  uint64_t nh = o ? handle_for(c->to, o) : 0;
+  if (!nh) {
+    PyErr_Clear();
+    c->bad = 1;
+    return h;
+  }
+  return nh;
 }
 
 /* The canonical node (computed once). 0, or -1 with an exception. */
@@ -44,12 +62,18 @@ static int spec_canon(SpecObject *s) {
     raise_gv(rc, &e);
     return -1;
   }
-  /* the spec's generation is full: canonicalize a copy in a fresh one */
+  /* the spec's generation is full: canonicalize a copy in a fresh one (its
+   * handles numbered there: the copy holds the same objects) */
   for (int attempt = 0; attempt < 2; attempt++) {
     GenObject *g = attempt ? (new_gen(st) < 0 ? NULL : st->cur) : cur_gen(st);
     if (!g) return -1;
     const gv_node *c = NULL;
-    rc = gv_copy(g->a, s->node, &c, &e);
+    struct hcopy hc = {s->gen, g, 0};
+    rc = gv__copy_map(g->a, s->node, copy_handle, &hc, &c, &e);
+    if (rc == GV_OK && hc.bad) {
+      PyErr_NoMemory();
+      return -1;
+    }
     if (rc == GV_OK) rc = gv_order(g->a, c, &out, NULL, &e);
     if (rc == GV_OK) {
       Py_INCREF(g);
@@ -76,6 +100,31 @@ static int spec_fp(SpecObject *s) {
   return 0;
 }
 
+/* Whether a and b, equal as structures, were made with the same
+ * registration for every class both use (optree compares them). */
+static int same_regs(SpecObject *a, SpecObject *b) {
+  if (!a->regs || !b->regs || a->regs == b->regs) return 1;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a->regs); i++) {
+    PyObject *ra = PyTuple_GET_ITEM(a->regs, i);
+    PyObject *rb = spec_registration(b->regs, PyTuple_GET_ITEM(ra, 0));
+    if (rb && rb != ra) return 0;
+  }
+  return 1;
+}
+
+/* The hash of s's canonical node: its stored one, or, when s may hold
+ * handles, the hash in which every handle counts the same (spec_compare.c). */
+static int spec_hash64_of(SpecObject *s, uint64_t *out) {
+  if (spec_canon(s) < 0) return -1;
+  if (!s->handles) {
+    *out = gv_hash(s->canon);
+    return 0;
+  }
+  return blind_hash(s->canon, out);
+}
+
+static Py_hash_t spec_hash(PyObject *self);
+
 /* 1 equal, 0 not, -1 error. */
 static int spec_equal(SpecObject *a, SpecObject *b) {
   if (a == b) return 1;
@@ -85,13 +134,32 @@ static int spec_equal(SpecObject *a, SpecObject *b) {
     if (r == -1 && PyErr_Occurred()) return -1;
     if (r != 0) return 0;
   }
-  if (a->gen == b->gen && a->node == b->node) return 1;
+  if (a->gen == b->gen && a->node == b->node) return same_regs(a, b);
   if (gv_num_leaves(a->node) != gv_num_leaves(b->node)) return 0;
   if (spec_canon(a) < 0 || spec_canon(b) < 0) return -1;
-  if (a->cgen == b->cgen) return a->canon == b->canon;
-  if (gv_hash(a->canon) != gv_hash(b->canon)) return 0;
-  if (spec_fp(a) < 0 || spec_fp(b) < 0) return -1;
-  return memcmp(a->fp, b->fp, 16) == 0;
+  if (!a->handles && !b->handles) {
+    int eq;
+    if (a->cgen == b->cgen) {
+      eq = a->canon == b->canon;
+    } else {
+      if (gv_hash(a->canon) != gv_hash(b->canon)) return 0;
+      if (spec_fp(a) < 0 || spec_fp(b) < 0) return -1;
+      eq = memcmp(a->fp, b->fp, 16) == 0;
+    }
+    return eq && same_regs(a, b);
+  }
+  /* handles: the nodes differ when the objects do, equal or not (==) */
+  if (a->cgen == b->cgen && a->canon == b->canon) return same_regs(a, b);
+  Py_hash_t ha = spec_hash((PyObject *)a), hb = ha == -1 ? -1 : spec_hash((PyObject *)b);
+  if (ha == -1 || hb == -1) return -1; /* (cached: computed once per TreeSpec) */
+  if (ha != hb) return 0;
+  Py_INCREF(a); /* (== of the objects is code: it may drop the last other reference) */
+  Py_INCREF(b);
+  int eq = nodes_equal(a->cgen, a->canon, b->cgen, b->canon);
+  if (eq > 0) eq = same_regs(a, b);
+  Py_DECREF(a);
+  Py_DECREF(b);
+  return eq;
 }
 
 static PyObject *spec_richcompare(PyObject *a, PyObject *b, int op) {
@@ -106,8 +174,9 @@ static PyObject *spec_richcompare(PyObject *a, PyObject *b, int op) {
 static Py_hash_t spec_hash(PyObject *self) {
   SpecObject *s = (SpecObject *)self;
   if (s->hash != -1) return s->hash;
-  if (spec_canon(s) < 0) return -1;
-  uint64_t h = gv_hash(s->canon) ^ (s->none_is_leaf ? UINT64_C(0x9E3779B97F4A7C15) : 0);
+  uint64_t h;
+  if (spec_hash64_of(s, &h) < 0) return -1;
+  h ^= s->none_is_leaf ? UINT64_C(0x9E3779B97F4A7C15) : 0;
   Py_hash_t r = (Py_hash_t)h;
   if (r == -1) r = -2;
   s->hash = r;
@@ -190,7 +259,8 @@ static PyObject *spec_type(PyObject *self, void *c) {
 
 static PyObject *spec_child_at(SpecObject *s, size_t r) {
   gstate *st = spec_state((PyObject *)s);
-  return spec_new(st, s->gen, gv__trav_child(s->node, r), s->none_is_leaf, s->ns);
+  return spec_new(st, s->gen, gv__trav_child(s->node, r), s->none_is_leaf, s->ns, s->regs,
+                  s->handles);
 }
 
 static PyObject *spec_children(PyObject *self, PyObject *unused) {
@@ -283,7 +353,7 @@ static PyObject *spec_info(PyObject *self, PyObject *unused) {
     kind = K_DEQUE;
     break;
   default:
-    kind = custom_info(st, s->gen, n, s->ns, &cls, &reg);
+    kind = custom_info(st, s->gen, n, s->ns, s->regs, &cls, &reg);
     if (kind < 0) {
       /* unknown registration: still describe it */
       if (!PyErr_ExceptionMatches(PyExc_ValueError)) return NULL;
@@ -293,7 +363,7 @@ static PyObject *spec_info(PyObject *self, PyObject *unused) {
     break;
   }
   if (kind == K_DICT || kind == K_ODICT || kind == K_DDICT) {
-    PyObject *keys = keys_of(st, s->gen, gv_meta(n));
+    PyObject *keys = keys_of(s->gen, gv_meta(n));
     if (!keys) return NULL;
     size_t ar = gv_arity(n);
     extra = PyTuple_New((Py_ssize_t)ar);
@@ -317,9 +387,17 @@ static PyObject *spec_info(PyObject *self, PyObject *unused) {
     extra = ml < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLongLong(ml);
   } else if (kind == K_CUSTOM) {
     const gv_node *m = GV__CONT(GV__CONT(n)->meta)->kids[2];
-    extra = m ? handle_obj(st, gv_get_handle(m)) : Py_None;
-    if (!extra) return NULL;
-    Py_INCREF(extra);
+    if (m) {
+      PyObject *md = NULL, *ents = NULL;
+      if (custom_md(s->gen, n, &md, &ents) < 0) return NULL;
+      extra = PyTuple_Pack(2, md, ents ? ents : Py_None); /* (metadata, entries) */
+      Py_DECREF(md);
+      Py_XDECREF(ents);
+      if (!extra) return NULL;
+    } else {
+      extra = Py_None;
+      Py_INCREF(extra);
+    }
     if (cls == Py_None) {
       cls = named_obj(st, s->gen, ctype_name(n));
       if (!cls) {
@@ -339,8 +417,9 @@ static PyObject *spec_info(PyObject *self, PyObject *unused) {
 static PyObject *spec_hash64(PyObject *self, PyObject *unused) {
   (void)unused;
   SpecObject *s = (SpecObject *)self;
-  if (spec_canon(s) < 0) return NULL;
-  return PyLong_FromUnsignedLongLong(gv_hash(s->canon));
+  uint64_t h;
+  if (spec_hash64_of(s, &h) < 0) return NULL;
+  return PyLong_FromUnsignedLongLong(h);
 }
 
 static PyObject *spec_len(PyObject *self, PyObject *unused) {

@@ -2,13 +2,15 @@
 /* treespec.h -- the TreeSpec of grove._grove (the layers: module.c). On
  * builds.h.
  *
- *   spec_output.c  what a TreeSpec writes out in full, within the output
- *                  limit: repr(), paths(); set_output_limit; num_nodes
- *   treespec.c     the TreeSpec type: equality, hash, counts, children,
- *                  fingerprint, unflatten, flatten_up_to (its repr and
- *                  paths from spec_output.c)
- *   spec_wire.c    a TreeSpec to and from the wire encoding: _spec_refs,
- *                  _spec_from_wire (TreeSpec.to_bytes / from_bytes) */
+ *   spec_output.c   what a TreeSpec writes out in full, within the output
+ *                   limit: repr(), paths(); set_output_limit; num_nodes
+ *   spec_compare.c  == and hash() of structures that hold handles (called
+ *                   by treespec.c's == and hash())
+ *   treespec.c      the TreeSpec type: equality, hash, counts, children,
+ *                   fingerprint, unflatten, flatten_up_to (its repr and
+ *                   paths from spec_output.c)
+ *   spec_wire.c     a TreeSpec to and from the wire encoding: _spec_refs,
+ *                   _spec_from_wire (TreeSpec.to_bytes / from_bytes) */
 #ifndef GROVE_PY_TREESPEC_H
 #define GROVE_PY_TREESPEC_H
 
@@ -21,6 +23,16 @@ Py_ssize_t count_nodes(const gv_node *root);
 PyObject *spec_repr(PyObject *self);
 PyObject *spec_paths(PyObject *self, PyObject *unused);
 PyObject *py_set_output_limit(PyObject *m, PyObject *arg);
+
+/* ---- spec_compare.c ---- */
+/* Whether canonical nodes a (of generation ga) and b (of gb) are equal, a
+ * handle equal to a handle whose object is == to its own (never to a
+ * value): 1, 0, or -1 with an exception. Runs code (__eq__): the caller
+ * holds ga and gb. */
+int nodes_equal(GenObject *ga, const gv_node *a, GenObject *gb, const gv_node *b);
+/* A hash of node a in which every handle counts the same (gv_hash(a) when
+ * a holds none). 0, or -1 with an exception (no memory). */
+int blind_hash(const gv_node *a, uint64_t *out);
 
 /* ---- treespec.c ---- */
 extern PyType_Spec spec_type_spec;

@@ -14,6 +14,7 @@ typedef struct frame {
   PyObject *obj;     /* owned */
   PyObject *seq;     /* owned: children tuple (deque, custom) or NULL */
   PyObject *entries; /* owned: custom path entries or NULL */
+  PyObject *reg;     /* owned: a custom node's registration, or NULL */
   Py_ssize_t n, i;
   int kind, in_path, pinned; /* pinned: the dict values on w->vals are owned */
   const gv_node *ks;
@@ -28,8 +29,11 @@ typedef struct walk {
   GenObject *g;
   gv_arena *a;
   const flat_args *fa;
-  PyObject *nsdict;
   int spec, oom;
+  int handles;      /* a handle may be in the structure (host-ordered keysets, metadata) */
+  Py_ssize_t ncust; /* custom nodes on the path (user code per level: MAX_CUSTOM_DEPTH) */
+  PyObject **regs;  /* the registrations met (owned; the spec keeps them) */
+  Py_ssize_t nregs, cregs;
   int pinned;       /* dict values are held (owned) from now on: user code may run */
   int nocode;       /* run no Python code: a key other than a built-in scalar is refused */
   int refused;      /* ... and was */

@@ -4,8 +4,7 @@
  *
  *   keys.c      dict keys <-> keysets: key objects -> keysets through the
  *               keyset cache; keysets -> key tuples and template dicts
- *   flatten.c   the flatten walk: tree_flatten, tree_leaves, tree_structure,
- *               _is_leaf
+ *   flatten.c   the flatten walk: tree_flatten, tree_leaves, tree_structure
  *   walk.h      the walk's state, shared by the two (nothing else includes it) */
 #ifndef GROVE_PY_WALKS_H
 #define GROVE_PY_WALKS_H
@@ -13,17 +12,16 @@
 #include "state.h"
 
 /* ---- keys.c ---- */
-const gv_node *canon_keyset(gstate *st, PyObject *keys, PyObject *const *karr, Py_ssize_t n,
-                            int *oom);
+/* The keyset of karr[0..n) (held by the caller) in *g (an operation's held
+ * generation; replaced when full). May run code. NULL with an exception. */
+const gv_node *canon_keyset(gstate *st, GenObject **g, PyObject *const *karr, Py_ssize_t n);
 const gv_node *keyset_nocode(gstate *st, GenObject *g, PyObject *const *keys, Py_ssize_t n,
                              int *refused);
 /* The Python object for a dict-kind keyset's keys (tuple, borrowed). */
-PyObject *keys_of(gstate *st, GenObject *g, const gv_node *ks);
-/* Python object for a native key node (new ref). */
-PyObject *key_to_py(gstate *st, const gv_node *k);
+PyObject *keys_of(GenObject *g, const gv_node *ks);
 /* The template dict of keyset node tn (keys in tn's order, values None), borrowed. */
-PyObject *dict_template(gstate *st, GenObject *g, const gv_node *ksn, const gv_node *tn,
-                        const uint32_t *perm, size_t arity);
+PyObject *dict_template(GenObject *g, const gv_node *ksn, const gv_node *tn, const uint32_t *perm,
+                        size_t arity);
 
 /* ---- flatten.c ---- */
 /* Leaves as a list; with spec non-NULL also the structure (a TreeSpec). */
@@ -31,6 +29,5 @@ int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **sp
 PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
-PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 
 #endif

@@ -10,7 +10,8 @@ of a varied set of trees. Each input is loaded with from_bytes, and what
 loads is used every way there is: repr, paths, entries, children, type,
 num_nodes, unflatten, flatten_up_to, ==, hash, a pickle round trip, and
 tree_structure of the unflattened tree, which must give the same
-structure back (from_bytes accepts exactly what to_bytes writes). The
+structure back (from_bytes accepts exactly what to_bytes writes), but for
+registered classes' path entries, which their flatten functions make. The
 outcome must be a result or a clean exception (any Exception but
 SystemError); a crash, a SystemError or a broken invariant is a finding.
 
@@ -65,10 +66,18 @@ class Node:
 
 
 class Flat:
-    """Registered globally: no metadata, no entries."""
+    """Registered globally: no entries; metadata None (kept when it is another)."""
 
-    def __init__(self, kids):
-        self.kids = list(kids)
+    def __init__(self, kids, meta=None):
+        self.kids, self.meta = list(kids), meta
+
+
+class Keyed:
+    """Registered in NS: entries that are objects (a handle of the entries tuple);
+    metadata None (kept when it is another)."""
+
+    def __init__(self, kids, meta=None):
+        self.kids, self.meta = list(kids), meta
 
 
 def _register():
@@ -76,8 +85,13 @@ def _register():
         grove.register_pytree_node(
             Node, lambda n: (n.kids, n.meta, tuple(f'k{i}' for i in range(len(n.kids)))),
             lambda meta, kids: Node(kids, meta), namespace=NS)
+    if Keyed not in grove._REGISTRY.get(NS, {}):
+        grove.register_pytree_node(
+            Keyed, lambda k: (k.kids, k.meta, tuple(Shade(1 + i % 2) for i in range(len(k.kids)))),
+            lambda meta, kids: Keyed(kids, meta), namespace=NS)
     if Flat not in grove._REGISTRY['']:
-        grove.register_pytree_node(Flat, lambda f: (f.kids, None), lambda _m, kids: Flat(kids),
+        grove.register_pytree_node(Flat, lambda f: (f.kids, f.meta),
+                                   lambda meta, kids: Flat(kids, meta),
                                    namespace=grove.GLOBAL_NAMESPACE)
 
 
@@ -98,6 +112,7 @@ def seed_trees():
         collections.deque([1, [2]], maxlen=5), collections.deque(), collections.deque(maxlen=0),
         Pair(1, [2, Pair(3, 4)]), Empty(), time.struct_time((1, 2, 3, 4, 5, 6, 7, 8, 9)),
         Node([1, [2, 3]], {'m': 1}), Node([], 'empty'), Flat([1, Flat([2])]),
+        Node(range(70), [Shade.DARK]), Keyed([1, [2], Keyed([])]), Node([Keyed([1])], 2 ** 70),
         [Node([1], ('a', 1)), Flat([None]), {'k': Pair(None, 1)}],
         [[1, 2]] * 8, deep_list, deep_dict,
     ]
@@ -115,7 +130,7 @@ def seed_inputs():
 
 # objects swapped into a payload: what a hostile pickle of plain data may hold
 ODD = [7, None, (), ('m',), ('m', 1), ('m', None, None), ('m', ('k0',)), [1], 'a', 2 ** 70,
-       float('nan'), (1, 'x'), Shade.DARK, b'', frozenset(), list, len, Pair]
+       float('nan'), (1, 'x'), Shade.DARK, b'', frozenset(), list, len, Pair, tuple(range(65))]
 
 
 def payload_for(sel, change, wire, payloads):
@@ -178,7 +193,15 @@ def check_spec(spec):
     if spec.flatten_up_to(tree) != leaves:
         raise Finding('flatten_up_to(unflatten(leaves)) != leaves')
     again = grove.tree_structure(tree, none_is_leaf=spec.none_is_leaf, namespace=spec.namespace)
-    if again != spec:
+    if again == spec:
+        return
+    # A registered class's path entries are in the wire, as values or a handle, and its flatten
+    # function makes them anew: a wire with other entries is one to_bytes writes for another
+    # flatten function, and tree_structure gives back the function's. Everything else must come
+    # back as loaded: kinds, classes, keys and metadata (the seed classes keep it), which repr
+    # and flatten_up_to (metadata compared with ==) see both ways.
+    if (repr(again) != text or again.flatten_up_to(tree) != leaves
+            or spec.flatten_up_to(again.unflatten(leaves)) != leaves):
         raise Finding(f'tree_structure(unflatten) gives {again!r}, loaded {text}')
 
 

@@ -6,6 +6,7 @@ written out (repr, paths) stay linear and refuse, with ValueError naming the
 limit, what is over the output limit."""
 
 import collections
+import math
 import pickle
 
 import grove
@@ -27,6 +28,22 @@ class Meta:
 
 grove.register_pytree_node(Meta, lambda m: (m.kids, 'meta', tuple(f'e{i}' for i in range(len(m.kids)))),
                            lambda meta, kids: Meta(kids), namespace=grove.GLOBAL_NAMESPACE)
+
+
+class Tagged:
+    """A registered class whose metadata and entries are what it is given: objects
+    that are no values make handles."""
+
+    def __init__(self, kids, tag, names=None):
+        self.kids, self.tag, self.names = list(kids), tag, names
+
+
+grove.register_pytree_node(Tagged, lambda t: (t.kids, t.tag, t.names),
+                           lambda tag, kids: Tagged(kids, tag), namespace=grove.GLOBAL_NAMESPACE)
+
+
+class Unregistered:
+    """A class registered nowhere."""
 
 
 def every_use(spec):
@@ -66,20 +83,35 @@ def test_c5_a_scalar_root_is_refused():
 
 
 def test_c6_metadata_of_the_wrong_type_is_refused():
+    # metadata and entries that are values are in the wire, the pair (metadata, entries)
     tree = Meta([1, [2, 3]])
     good = grove.tree_structure(tree).to_bytes()
     every_use(grove.TreeSpec.from_bytes(good))
     magic, wire, objs, classes, nil, ns = unpack(good)
-    assert len(objs) == 1
-    (h, obj), = objs.items()
-    assert obj == ('meta', ('e0', 'e1'))
-    for bad in (7, ('meta',), ('meta', ('e0', 'e1', 'e2')), ('meta', ['e0', 'e1']),
-                ('meta', 'e0'), [obj[0], obj[1]]):
-        refused(payload(wire, {h: bad}, classes, nil, ns), 'metadata handle holds|entries')
-    # through pickle.loads too (the same decoder)
-    data = pickle.dumps(grove.tree_structure(tree)).replace(b'\x8c\x04meta', b'\x8c\x04ateM')
-    back = pickle.loads(data)  # another str is still valid metadata
-    assert back.unflatten([1, 2, 3]).kids == [1, [2, 3]]
+    assert objs == {}
+    # through pickle.loads too (the same decoder): another str is still valid metadata
+    data = pickle.dumps(grove.tree_structure(tree)).replace(b'\x06\x04meta', b'\x06\x04ateM')
+    back = pickle.loads(data)
+    assert back.unflatten([1, 2, 3]).kids == [1, [2, 3]] and "Meta['ateM']" in repr(back)
+    # objects that are no values are handles: the issue's 7 in their place, and every
+    # other object to_bytes never writes there, is refused
+    tag, names = [1.5], (Color.RED, 'e1')
+    spec = grove.tree_structure(Tagged([1, [2, 3]], tag, names))
+    magic, wire, objs, classes, nil, ns = unpack(spec.to_bytes())
+    assert len(objs) == 2
+    hm = next(h for h, o in objs.items() if o == tag)
+    he = next(h for h, o in objs.items() if o == names)
+    back = grove.TreeSpec.from_bytes(payload(wire, objs, classes))
+    every_use(back)
+    assert back == spec and back.paths() == spec.paths() == [(Color.RED,), ('e1', 0), ('e1', 1)]
+    for bad in (7, (Color.RED,), (Color.RED, 'e1', 'e2'), [Color.RED, 'e1'], 'e0', ('e0', 'e1'),
+                None):
+        refused(payload(wire, {**objs, he: bad}, classes), 'entries')
+    for bad in (7, 'x', None, (1, 'a'), ()):
+        refused(payload(wire, {**objs, hm: bad}, classes), "custom node's metadata is a handle")
+    # another object that is no value is other metadata: that loads
+    other = grove.TreeSpec.from_bytes(payload(wire, {**objs, hm: frozenset()}, classes))
+    assert other.unflatten([1, 2, 3]).tag == frozenset() and other != spec
 
 
 def test_valid_encodings_still_load():
@@ -103,6 +135,60 @@ def test_valid_encodings_still_load():
             back = grove.TreeSpec.from_bytes(spec.to_bytes())
             assert back == spec and repr(back) == repr(spec) and back.paths() == spec.paths()
             every_use(back)
+
+
+
+_ONE = Unregistered()
+
+
+def _the_one():
+    return _ONE
+
+
+class BecomesOne:
+    """Pickled as a reference to one shared object: two of these load as one object."""
+
+    def __reduce__(self):
+        return (_the_one, ())
+
+
+class BecomesInt:
+    """Pickled as the int 5: an object that loads as a value."""
+
+    def __reduce__(self):
+        return (int, (5,))
+
+
+def test_handles_round_trip_by_identity():
+    # one object as the metadata of three nodes and a tuple key holding an enum: one handle
+    # each in the payload, and after reading one object again (numbered by identity in the
+    # reader's generation), the key equal to the writer's
+    tag = [1]
+    spec = grove.tree_structure([Tagged([1], tag), Tagged([2], tag),
+                                 {(Color.RED, 2): Tagged([3], tag)}])
+    magic, wire, objs, classes, nil, ns = unpack(spec.to_bytes())
+    assert sorted(map(repr, objs.values())) == ['(<Color.RED: 1>, 2)', '[1]']
+    back = grove.TreeSpec.from_bytes(spec.to_bytes())
+    every_use(back)
+    a, b, d = back.unflatten([1, 2, 3])
+    assert a.tag == [1] and a.tag is b.tag is d[(Color.RED, 2)].tag and a.tag is not tag
+    assert back == spec and hash(back) == hash(spec) and back.paths() == spec.paths()
+    # entries that are no value (65 of them) are a handle of an exact tuple; NaN metadata is
+    # a handle too (a NaN is no value): both load, and NaN != NaN as in optree
+    names = tuple(f'e{i}' for i in range(65))
+    spec = grove.tree_structure(Tagged(range(65), float('nan'), names))
+    back = grove.TreeSpec.from_bytes(spec.to_bytes())
+    assert back.paths() == [(n,) for n in names] and back != spec and repr(back) == repr(spec)
+    assert math.isnan(back.unflatten(range(65)).tag) and back.flatten_up_to(
+        back.unflatten(range(65))) == list(range(65))
+    # two objects that load as one: as metadata, one handle; as two keys, a repeated key
+    spec = grove.tree_structure([Tagged([1], BecomesOne()), Tagged([2], BecomesOne())])
+    a, b = grove.TreeSpec.from_bytes(spec.to_bytes()).unflatten([1, 2])
+    assert a.tag is b.tag is _ONE
+    refused(grove.tree_structure({BecomesOne(): 1, BecomesOne(): 2}).to_bytes(), 'repeated key')
+    # an object that loads as a value grove would keep as itself is refused
+    refused(grove.tree_structure(Tagged([1], BecomesInt())).to_bytes(),
+            'metadata is a handle of an object of type int')
 
 
 # ---------------------------------------------------------------- the payload
@@ -138,7 +224,7 @@ def test_classes_and_handles_must_match_what_the_wire_names():
     refused(payload(wire, objs, {**classes, _grove._name_for(Box): Box}),
             'carries classes that it does not name')
     refused(payload(wire, {}, classes), 'carries no object for')
-    refused(payload(wire, {**objs, 99: 'spare'}, classes), 'handles that it does not hold')
+    refused(payload(wire, {**objs, max(objs) + 1: 'spare'}, classes), 'handles that it does not hold')
     refused(payload(wire, {1: 'x', 2: 'y'}, classes), 'carries no object for|does not hold')
 
 
@@ -181,19 +267,24 @@ def test_none_nodes():
     refused(payload(w.encode()), 'None node with children')
 
 
+def _pair(m, e):
+    """A wire writer of custom metadata: the pair (m, e) of two nodes' writers."""
+    return lambda w: w.tuple_([m(w), e(w)])
+
+
+def _strs(*xs):
+    return lambda w: w.tuple_([w.str_(x) for x in xs])
+
+
 def test_custom_nodes():
     pname = _name(Point)
 
-    def one(kids_n, meta=None, keyed=False, name=pname, objs=None, classes=None):
+    def one(kids_n, md=None, keyed=False, name=pname, objs=None, classes=None, namespace=''):
         w = Wire()
         nm, s = w.str_(name), w.star()
-        ks = None
-        if keyed:
-            ks = w.keyset([w.str_(f'k{i}') for i in range(kids_n)])
-        md = w.handle(1) if meta is not None else None
-        w.custom(w.ctype(nm, ks, md), [s] * kids_n)
-        objs = {1: meta} if meta is not None else {}
-        return payload(w.encode(), objs, classes or {name: Point})
+        ks = w.keyset([w.str_(f'k{i}') for i in range(kids_n)]) if keyed else None
+        w.custom(w.ctype(nm, ks, md(w) if md else None), [s] * kids_n)
+        return payload(w.encode(), objs, classes or {name: Point}, namespace=namespace)
 
     assert grove.TreeSpec.from_bytes(one(2)) == grove.tree_structure(Point(1, 2))
     refused(one(3), 'node of 3 children, not 2')
@@ -201,19 +292,85 @@ def test_custom_nodes():
     # a name for something that is no namedtuple class, or no class
     refused(one(2, name=_name(Box), classes={_name(Box): Box}), 'neither a namedtuple nor')
     refused(one(1, name=_name(len), classes={_name(len): len}), 'not a class')
-    # registered classes: metadata (metadata, entries)
-    mname = _name(Meta)
-    ok = one(2, ('meta', ('e0', 'e1')), name=mname, classes={mname: Meta})
+    # registered classes: metadata the pair (metadata, entries), each a value or a handle
+    mname, tname = _name(Meta), _name(Tagged)
+
+    def meta(md, n=2, objs=None):
+        return one(n, md, name=mname, objs=objs, classes={mname: Meta})
+
+    def tagged(md, n=2, objs=None):
+        return one(n, md, name=tname, objs=objs, classes={tname: Tagged})
+
+    meta_str = lambda w: w.str_('meta')  # noqa: E731
+    ok = meta(_pair(meta_str, _strs('e0', 'e1')))
     assert grove.TreeSpec.from_bytes(ok) == grove.tree_structure(Meta([1, 2]))
     assert grove.TreeSpec.from_bytes(ok).paths() == [('e0',), ('e1',)]
-    assert grove.TreeSpec.from_bytes(one(2, ('meta', None), name=mname, classes={mname: Meta}))
-    refused(one(2, ('meta', ('e0',)), name=mname, classes={mname: Meta}), 'entries of another length')
-    refused(one(2, 7, name=mname, classes={mname: Meta}), 'holds an object of type int')
-    # metadata that is no handle
-    w = Wire()
-    nm, s, md = w.str_(mname), w.star(), w.int_(3)
-    w.custom(w.ctype(nm, None, md), [s])
-    refused(payload(w.encode(), {}, {mname: Meta}), "metadata is an int")
+    assert grove.TreeSpec.from_bytes(meta(_pair(meta_str, lambda w: w.none())))
+    spec = grove.TreeSpec.from_bytes(tagged(_pair(lambda w: w.handle(1), lambda w: w.handle(2)),
+                                            objs={1: [0], 2: (Color.RED, Color.GREEN)}))
+    assert spec.paths() == [(Color.RED,), (Color.GREEN,)] and spec.unflatten([1, 2]).tag == [0]
+    assert grove.TreeSpec.from_bytes(tagged(_pair(lambda w: w.tuple_([w.int_(1), w.none()]),
+                                                  _strs(*'ab')))).unflatten([1, 2]).tag == (1, None)
+    # the pair itself
+    refused(meta(lambda w: w.int_(3)), 'metadata is an int, not the pair')
+    refused(meta(lambda w: w.tuple_([w.str_('meta')])), 'a tuple of another length')
+    refused(meta(lambda w: w.tuple_([w.str_('m'), w.none(), w.none()])), 'another length')
+    # metadata: a value (a scalar, a tuple of at most 64 scalars) or a handle of no value
+    for md, match in ((lambda w: w.star(), 'metadata is \\*'), (lambda w: w.list_([]), 'is a list'),
+                      (lambda w: w.float_(float('nan')), 'metadata is a float'),
+                      (lambda w: w.tuple_([w.tuple_([])]), 'tuple holding a tuple'),
+                      (lambda w: w.tuple_([w.handle(1)]), 'tuple holding a handle'),
+                      (lambda w: w.tuple_([w.int_(i) for i in range(65)]), 'tuple of 65 items')):
+        refused(tagged(_pair(md, lambda w: w.none()), objs={1: [0]}), match)
+    for obj in (7, 'x', None, (1, 'a'), (), 2.5, b'', True):
+        refused(tagged(_pair(lambda w: w.handle(1), lambda w: w.none()), objs={1: obj}),
+                "metadata is a handle of .*no handle")
+    # entries: None, or one per child: a tuple value, or a handle of an exact tuple that is
+    # no value
+    for en, objs, match in ((_strs('e0'), None, 'of 2 children has 1 entries'),
+                            (_strs('a', 'b', 'c'), None, 'has 3 entries'),
+                            (lambda w: w.str_('e0'), None, 'entries are a str, not a tuple'),
+                            (lambda w: w.handle(1), {1: ['a', Color.RED]}, 'entries are list'),
+                            (lambda w: w.handle(1), {1: ('a', 'b')}, 'entries is a handle'),
+                            (lambda w: w.handle(1), {1: (Color.RED,)}, 'has 1 entries'),
+                            (lambda w: w.tuple_([w.handle(1), w.str_('b')]), {1: Color.RED},
+                             'tuple holding a handle')):
+        refused(tagged(_pair(lambda w: w.str_('m'), en), objs=objs), match)
+    # a registered class must be registered here: in the payload's namespace or globally
+    uname = _name(Unregistered)
+    refused(one(1, _pair(meta_str, lambda w: w.none()), name=uname,
+                classes={uname: Unregistered}), 'is not registered')
+    bname = _name(Box)
+    box = dict(name=bname, classes={bname: Box})
+    refused(one(1, _pair(meta_str, _strs('k0')), **box), 'is not registered')
+    assert grove.TreeSpec.from_bytes(one(1, _pair(meta_str, _strs('k0')), namespace=NS, **box))
+
+
+class Kept:
+    """Registered and unregistered by the test below."""
+
+    def __init__(self, kids):
+        self.kids = list(kids)
+
+
+def test_a_loaded_spec_keeps_the_registrations_it_was_loaded_with():
+    ns = 'bytes-kept'
+    grove.register_pytree_node(Kept, lambda k: (k.kids, None), lambda _m, kids: Kept(kids),
+                               namespace=ns)
+    try:
+        data = grove.tree_structure(Kept([1, 2]), namespace=ns).to_bytes()
+        spec = grove.TreeSpec.from_bytes(data)
+        grove.unregister_pytree_node(Kept, namespace=ns)
+        assert type(spec.unflatten([1, 2])) is Kept and spec.flatten_up_to(Kept([3, 4])) == [3, 4]
+        with pytest.raises(ValueError, match='is not registered'):
+            grove.TreeSpec.from_bytes(data)
+        grove.register_pytree_node(Kept, lambda k: (k.kids, None), lambda _m, kids: ('new', kids),
+                                   namespace=ns)
+        assert type(spec.unflatten([1, 2])) is Kept
+        again = grove.TreeSpec.from_bytes(data)
+        assert again.unflatten([1, 2]) == ('new', (1, 2)) and again != spec
+    finally:
+        grove.unregister_pytree_node(Kept, namespace=ns)
 
 
 def test_defaultdict_factories():
@@ -259,7 +416,8 @@ def test_keysets():
     refused(dict_of([one, zero], host=[0, 1]), 'not in the order Python gives them')
     # a NaN key node (the binding keeps NaN keys as handles), a nested tuple key
     refused(dict_of([lambda w: w.float_(float('nan'))]), 'a dict key is a float')
-    refused(dict_of([lambda w: w.tuple_([w.tuple_([])])], host=[0]), 'a tuple key holds a tuple')
+    refused(dict_of([lambda w: w.tuple_([w.tuple_([])])], host=[0]),
+            'a dict key is a tuple holding a tuple')
     # handles: objects that are keys themselves are no handles; others load
     h = lambda w: w.handle(1)  # noqa: E731
     for obj in ('a', 1, None, (1, 'x'), 2.5, b'x', True):
@@ -301,11 +459,11 @@ def test_keys_equal_by_eq_are_refused():
 
 
 def test_a_bad_node_deep_inside_is_found():
-    inner = Meta([1])
+    inner = Tagged([1], [0])
     tree = [{'a': [inner, 2]}, (3, [4, inner])]
     magic, wire, objs, classes, nil, ns = unpack(grove.tree_structure(tree).to_bytes())
     (h, _), = objs.items()
-    refused(payload(wire, {h: 'x'}, classes), 'metadata handle holds an object of type str')
+    refused(payload(wire, {h: 'x'}, classes), 'metadata is a handle of an object of type str')
 
 
 # ---------------------------------------------------------------- H4

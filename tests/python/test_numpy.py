@@ -3,6 +3,7 @@
 
 import grove
 import numpy as np
+import pytest
 
 
 class Tagged:
@@ -31,6 +32,10 @@ def test_array_metadata():
     sa = grove.tree_structure(a, namespace='np-test')
     sb = grove.tree_structure(b, namespace='np-test')
     assert sa == grove.tree_structure(a, namespace='np-test')  # the same object: one handle
-    assert sa != sb  # arrays that cannot say == are different metadata
+    with pytest.raises(ValueError, match='truth value'):  # == of the arrays, as in optree
+        sa != sb
+    one = grove.tree_structure(Tagged(1, np.array([5])), namespace='np-test')
+    assert one == grove.tree_structure(Tagged(2, np.array([5])), namespace='np-test')
+    assert hash(sa) == hash(sb)  # metadata is never hashed
     back = sa.unflatten([5])
     assert back.value == 5 and back.tag is a.tag
