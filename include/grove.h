@@ -514,16 +514,18 @@ GV_API GV_PURE bool gv_custom_keyed(const gv_node *n);
 GV_API GV_PURE bool gv_keyset_sorted(const gv_node *keyset);
 GV_API GV_PURE const gv_node *gv_keyset_twin(const gv_node *keyset);
 /* The child under key k of a dict kind or keyed custom node, or NULL. Keys
- * match as in Python (1, 1.0 and True find one another). O(log n) (a number,
- * or a tuple, looked up among keys of mixed types: O(n)). */
+ * match as in Python (1, 1.0 and True find one another). O(log n) key
+ * comparisons (a number, or a tuple, looked up among keys of mixed types:
+ * O(n)); key may be of another arena (see gv_key_cmp for what that costs). */
 GV_API const gv_node *gv_get(const gv_node *n, const gv_node *key);
 /* Compare two keys by the key order above, as a dict of just x and y orders
  * them (<0, 0, >0; 0 when equal in Python). Like Python's own comparison of
  * mixed types this is not transitive across incomparable keys. Nodes that are
- * not keys sort after every key, by hash. Keys of two different arenas
- * compare exactly as well; there, equal shared subtuples are compared child by
- * child (with a small memo), so a key that shares its own subtuples heavily
- * costs more than within one arena. No recursion, no allocation. */
+ * not keys sort after every key, by hash. No recursion.
+ * Keys of two different arenas compare exactly as well, by value: see
+ * "Comparing nodes of two arenas" in MEMORY AND TIME above for the cost (linear in
+ * their distinct nodes); such a comparison may take memory from the default
+ * allocator (never for keys of one arena, nor for small keys). */
 GV_API int gv_key_cmp(const gv_node *x, const gv_node *y);
 
 /* ===========================================================================

@@ -40,6 +40,11 @@ static void *gv__default_realloc(void *ctx, void *ptr, size_t old_size, size_t n
 #endif
 }
 
+const gv_allocator *gv__default_allocator(void) {
+  static const gv_allocator al = {gv__default_realloc, NULL};
+  return &al;
+}
+
 static int gv__budget_ok(const gv_arena *a, size_t more) {
   return a->max_bytes == 0 || (a->reserved <= a->max_bytes && more <= a->max_bytes - a->reserved);
 }
@@ -132,7 +137,7 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
   if (!out) return GV_EINVAL;
   *out = NULL;
   if (!cfg) cfg = &def;
-  gv_allocator al = {gv__default_realloc, NULL};
+  gv_allocator al = *gv__default_allocator();
   if (cfg->alloc) {
     if (!cfg->alloc->realloc) return GV_EINVAL;
     al = *cfg->alloc;

@@ -102,7 +102,7 @@ static int gv__host_cmp(const gv_node *x, const gv_node *y) {
     uint64_t u = gv__sval(x), v = gv__sval(y);
     return (u > v) - (u < v);
   }
-  return gv_key_cmp(x, y);
+  return gv__key_cmp(NULL, x, y); /* keys of a (and its parents): no memo needed */
 }
 
 gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,

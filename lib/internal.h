@@ -512,6 +512,10 @@ static inline size_t gv__used_chain(const gv_arena *a) {
   return u;
 }
 
+/* The hook an arena gets when its config names none (mimalloc; malloc in
+ * sanitizer builds). */
+const gv_allocator *gv__default_allocator(void);
+
 /* Raw allocation through the hook, counted in the budget. NULL on failure. */
 void *gv__raw_alloc(gv_arena *a, size_t size);
 void *gv__raw_realloc(gv_arena *a, void *p, size_t old_size, size_t new_size);
@@ -716,11 +720,42 @@ gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, co
 /* ---------------------------------------------------------------------------
  * Key equality and the key order (keys.c)
  * ------------------------------------------------------------------------- */
+/* Comparing nodes that may come from two arenas. Within one arena (and its
+ * parents) a value is one node, so equality is a pointer compare; across
+ * arenas a pair walk decides, and a gv__cmp remembers the pairs it found to be
+ * the same value (a 64-pair cache, then, once the comparison has taken
+ * memo.after steps, the memo) so that a pair is walked once however often two
+ * DAGs repeat it: the work of one gv__cmp's comparisons is linear in the
+ * distinct pairs of nodes they meet. Its memory comes from mem: a reader's
+ * hook, a writer's budget, or for node functions (gv_key_cmp, gv_get) the
+ * default allocator. When it fails, a comparison that can fail (can_fail)
+ * stops and sets oom (its answer is then void: the caller reports GV_ENOMEM);
+ * one that cannot goes on with the cache alone (correct, without the bound).
+ * Every function below takes a gv__cmp *, NULL for keys of one arena and its
+ * parents (the cache alone, no memory). */
+typedef struct gv__cmp {
+  gv__memo memo; /* the pairs found the same value (of GV__MEMO_MIN nodes or more) */
+  int can_fail;
+  int oom;  /* can_fail: the memo's memory failed; answers since are void */
+  int lost; /* !can_fail: the memo's memory failed; the cache alone from then on */
+  int cache_on;
+  struct {
+    const gv_node *x, *y;
+  } cache[64];
+} gv__cmp;
+/* a: as for gv__memo_init. */
+void gv__cmp_init(gv__cmp *c, gv__mem mem, const gv_arena *a, int can_fail);
+/* For node functions: the default allocator, cannot fail, on after 4096 steps. */
+void gv__cmp_init_nodes(gv__cmp *c);
+void gv__cmp_free(gv__cmp *c);
+/* Exact equality of two nodes of any kind and arenas (kind, payload, children,
+ * metadata): 1, 0, or -1 when memory failed (c->oom). */
+int gv__same_value(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* Python-equal keys (1 == 1.0 == True). */
-int gv__key_eq(const gv_node *x, const gv_node *y);
+int gv__key_eq(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* The same key value of the same types (1, 1.0 and True differ): one node
  * within an arena; x and y are keys. */
-int gv__key_same(const gv_node *x, const gv_node *y);
+int gv__key_same(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* Leaves of one kind with the same payload. */
 int gv__leaf_same(const gv_node *x, const gv_node *y);
 enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
@@ -729,13 +764,15 @@ int gv__key_class(const gv_node *k);
 /* The order of a keyset whose keys are not all comparable: by type name
  * (NoneType < bool < bytes < float < int < str < tuple), then by value, tuples
  * element by element by the same rule. Total; non-keys after keys. */
-int gv__key_cmp_mixed(const gv_node *x, const gv_node *y);
+int gv__key_cmp_mixed(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* The natural key order (numbers together; tuples by their first pair of
  * elements unequal in Python). Sets *incomparable (if not NULL) when the
  * deciding pair is incomparable in Python: the result then orders by class,
  * a total order that only serves to find repeated keys and such pairs. x and
  * y must be keys. */
-int gv__key_cmp_nat(const gv_node *x, const gv_node *y, int *incomparable);
+int gv__key_cmp_nat(gv__cmp *c, const gv_node *x, const gv_node *y, int *incomparable);
+/* gv_key_cmp under c. */
+int gv__key_cmp(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* Stable bottom-up merge sort of idx[0..n) by keys, naturally or (mixed) by
  * type name first (tmp has room for n more). */
 void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *keys, int mixed);
@@ -755,8 +792,11 @@ void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *
  * node for positions, the key for dict kinds and keyed custom nodes. */
 gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
 /* The insertion index of the key Python-equal to key in keyset ks, or
- * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
-size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
+ * SIZE_MAX (also when c->oom). O(log n) (a number or tuple in a keyset of
+ * mixed types: O(n)). */
+size_t gv__keyset_find(gv__cmp *c, const gv_node *ks, const gv_node *key);
+/* gv_get under c (NULL also when c->oom). */
+const gv_node *gv__get(gv__cmp *c, const gv_node *n, const gv_node *key);
 
 /* ---------------------------------------------------------------------------
  * Containers (containers.c; hostorder.c and copy.c where marked)

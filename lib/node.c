@@ -677,7 +677,7 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
      * keys are incomparable in Python then two neighbours are: the keyset is
      * then ordered by type name first (mixed) */
     int inc = 0;
-    if (gv__key_cmp_nat(keys[idx[i - 1]], keys[idx[i]], &inc) == 0) {
+    if (gv__key_cmp_nat(NULL, keys[idx[i - 1]], keys[idx[i]], &inc) == 0) {
       if (err) {
         gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
         err->msg[0] = '\0';

@@ -184,8 +184,8 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
   gv__vec_init(&vals, sizeof(const gv_node *));
   gv__vec_init(&cur, sizeof(const gv_node *));
   gv__vec_init(&kids, sizeof(const gv_node *));
-  gv__memo memo;
-  gv__memo_init(&memo, gv__mem_writer(a), a);
+  gv__cmp kc;
+  gv__cmp_init(&kc, gv__mem_writer(a), a, 1);
   gv_status s = GV_OK;
   char buf[sizeof(((gv_error *)0)->msg)];
   gv__sbuf msg = {buf, sizeof buf, 0, 0};
@@ -210,7 +210,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
             s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
             goto done;
           }
-          int mr = gv__match_node(&memo, r, c[j], &msg);
+          int mr = gv__match_node(&kc, r, c[j], &msg);
           if (mr < 0) goto oom;
           if (!mr) {
             s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
@@ -247,7 +247,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
       if ((s = gv__vec_push(a, &vals, &res)) != GV_OK) goto oom;
     } else {
       for (size_t j = 1; j < m; j++) {
-        int mr = gv__match_node(&memo, r, c[j], &msg);
+        int mr = gv__match_node(&kc, r, c[j], &msg);
         if (mr < 0) goto oom;
         if (!mr) {
           s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
@@ -279,7 +279,8 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
         const gv_node **oth = no ? (const gv_node **)others.p + (frames.len - 1) * no : NULL;
         c[0] = gv__trav_child(pn, i);
         for (size_t j = 1; j < m; j++)
-          c[j] = gv__match_child(pn, oth[j - 1], i);
+          c[j] = gv__match_child(&kc, pn, oth[j - 1], i);
+        if (kc.oom) goto oom;
         break;
       }
       const gv_node **v = &GV__VEC_AT(&vals, const gv_node *, f->base);
@@ -310,7 +311,7 @@ done:
   gv__vec_free(a, &vals);
   gv__vec_free(a, &cur);
   gv__vec_free(a, &kids);
-  gv__memo_free(&memo);
+  gv__cmp_free(&kc);
   return s;
 }
 
