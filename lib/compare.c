@@ -295,7 +295,7 @@ static gv_status match_walk(gv__memo *memo, gv__cmp *kc, const gv_node *x, const
     }
   }
 oom:
-  s = gv__oom(err);
+  s = gv__oom_mem(memo->mem, err);
 done:
   gv__mvec_free(memo->mem, &frames);
   return s;
@@ -321,10 +321,12 @@ gv_status gv_same_structure(const gv_arena *a, const gv_node *x, const gv_node *
   gv_status s;
   if ((s = check_pair(a, x, "tree", y, err)) != GV_OK) return s;
   if (x == y) return GV_OK;
+  size_t failed = 0;
+  gv__mem mem = gv__mem_reader(a, &failed);
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a), a);
+  gv__memo_init(&memo, mem, a);
   gv__cmp kc;
-  gv__cmp_init(&kc, gv__mem_reader(a), a, 1);
+  gv__cmp_init(&kc, mem, a, 1);
   int ok;
   s = match_walk(&memo, &kc, x, y, 0, &ok, err);
   gv__cmp_free(&kc);
@@ -342,15 +344,17 @@ gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node 
     *result = true;
     return GV_OK;
   }
+  size_t failed = 0;
+  gv__mem mem = gv__mem_reader(a, &failed);
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a), a);
+  gv__memo_init(&memo, mem, a);
   gv__cmp kc;
-  gv__cmp_init(&kc, gv__mem_reader(a), a, 1);
+  gv__cmp_init(&kc, mem, a, 1);
   int ok;
   s = match_walk(&memo, &kc, shallow, t, 1, &ok, NULL);
   gv__cmp_free(&kc);
   gv__memo_free(&memo);
-  if (s != GV_OK) return gv__oom(err);
+  if (s != GV_OK) return gv__oom_mem(mem, err);
   *result = ok != 0;
   return GV_OK;
 }
@@ -566,10 +570,12 @@ gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, g
   gv_status s;
   if ((s = check_pair(a, x, "tree", y, err)) != GV_OK) return s;
   if (x == y) return GV_OK;
+  size_t failed = 0;
+  gv__mem mem = gv__mem_reader(a, &failed);
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a), a);
+  gv__memo_init(&memo, mem, a);
   gv__cmp kc;
-  gv__cmp_init(&kc, gv__mem_reader(a), a, 1);
+  gv__cmp_init(&kc, mem, a, 1);
   unsigned bits = 0;
   s = sp_root(&memo, &kc, x, y, &bits);
   if (s == GV_OK && bits) {
@@ -592,6 +598,6 @@ gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, g
   }
   gv__cmp_free(&kc);
   gv__memo_free(&memo);
-  if (s == GV_ENOMEM) return gv__oom(err);
+  if (s == GV_ENOMEM) return gv__oom_mem(mem, err);
   return s;
 }

@@ -67,14 +67,14 @@ static gv_status gv__host_make(gv_arena *a, const gv_node *const *keys, const ui
     if (d > depth) depth = d;
     esize = gv__sat_add(esize, gv__esize(keys[i]));
   }
-  if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
+  if (gv__intern_reserve(a) != GV_OK) return gv__oom(a, err);
   uint32_t *pcopy = NULL;
   if (twin) {
-    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(err);
+    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(a, err);
     memcpy(pcopy, order, n * sizeof *pcopy);
   }
   gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *));
-  if (!k) return gv__oom(err);
+  if (!k) return gv__oom(a, err);
   k->h.hash = c.hash;
   k->h.kind = GV_KEYSET;
   k->h.flags = 0;
@@ -117,11 +117,11 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
       return gv__err(err, GV_EINVAL, "key %zu is not a key or handle (a %s)", i,
                      gv_type_name(k, NULL));
   }
-  if (n > SIZE_MAX / (4 * sizeof(gv_node *))) return gv__oom(err);
+  if (n > SIZE_MAX / (4 * sizeof(gv_node *))) return gv__oom(a, err);
   /* scratch: sorted keys[n] | merge[n] | seen bitmap */
   size_t words = n / 64 + 1;
   char *t = gv__tmp(a, 2 * n * sizeof(gv_node *) + words * sizeof(uint64_t));
-  if (!t) return gv__oom(err);
+  if (!t) return gv__oom(a, err);
   const gv_node **srt = (const gv_node **)(void *)t, **mrg = srt + n;
   uint64_t *seen = (uint64_t *)(void *)(mrg + n);
   memset(seen, 0, words * sizeof *seen);
@@ -173,6 +173,12 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
     return s;
   }
   return gv__host_make(a, keys, order, n, twin, out, err);
+}
+
+gv_status gv__keyset_host_like(gv_arena *a, const gv_node *const *keys, size_t n,
+                               const gv_node *src, const gv_node *twin, const gv_node **out,
+                               gv_error *err) {
+  return gv__host_make(a, keys, twin ? GV__CONT(src)->perm : NULL, n, twin, out, err);
 }
 
 gv_status gv_keyset(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,

@@ -377,8 +377,10 @@ void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
 /* Fill err (if non-NULL) and return s. */
 gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3, 4);
 gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
-/* The standard out-of-budget error. */
-gv_status gv__oom(gv_error *err);
+/* GV_ENOMEM for memory a hook failed to give (scratch outside an arena):
+ * "out of memory (allocation of N bytes failed)"; bytes 0: a size past what
+ * can be allocated. */
+gv_status gv__oom_bytes(gv_error *err, size_t bytes);
 /* GV_EINVAL unless a is an arena and t a value node (not NULL, not a
  * metadata node, not a forged word). */
 gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
@@ -416,6 +418,7 @@ struct gv_arena {
    * its table, chunks and counters are never written again and any number of
    * threads may read them. */
   int frozen;
+  int oom_budget; /* see oom_size */
   /* 1 for its owner + 1 per live child (children hold their parent): the arena
    * is released when this drops to 0, so a parent freed while children live is
    * released with the last of them. */
@@ -457,7 +460,15 @@ struct gv_arena {
   } rb[GV__RB_N];
   size_t nrb;
   uint64_t rb_lost;
+  /* the last allocation that failed (for gv__oom's message): its size (and
+   * oom_budget above: whether the budget refused it, else the allocator failed) */
+  size_t oom_size;
 };
+
+/* GV_ENOMEM with the reason of a's last failed allocation (then forgotten):
+ * "out of memory budget (max_bytes N)" when the budget refused it, else as
+ * gv__oom_bytes. */
+gv_status gv__oom(gv_arena *a, gv_error *err);
 
 /* Rolls a back to m, which must be a mark of a that is not stale (internal
  * callers, which use their own marks). gv_arena_rollback checks first. */
@@ -519,6 +530,9 @@ const gv_allocator *gv__default_allocator(void);
 /* Raw allocation through the hook, counted in the budget. NULL on failure. */
 void *gv__raw_alloc(gv_arena *a, size_t size);
 void *gv__raw_realloc(gv_arena *a, void *p, size_t old_size, size_t new_size);
+/* gv__raw_alloc of a block that replaces one of `replaced` bytes freed right
+ * after it (a table or scratch growing): the budget counts the growth only. */
+void *gv__raw_alloc_replacing(gv_arena *a, size_t size, size_t replaced);
 void gv__raw_free(gv_arena *a, void *p, size_t size);
 
 /* Bump allocation (8-byte aligned). NULL when the budget or allocator fails. */
@@ -585,17 +599,24 @@ static inline int gv__snap_eq(const gv__snapshot *x, const gv__snapshot *y) {
 typedef struct gv__mem {
   gv_arena *w;            /* a writer's arena (counted), or NULL */
   const gv_allocator *al; /* a reader's hook (not counted) */
+  size_t *failed;         /* NULL, or where the size of a request that failed goes */
 } gv__mem;
 static inline gv__mem gv__mem_writer(gv_arena *a) {
-  gv__mem m = {a, NULL};
+  gv__mem m = {a, NULL, NULL};
   return m;
 }
-static inline gv__mem gv__mem_reader(const gv_arena *a) {
-  gv__mem m = {NULL, &a->alloc};
+/* failed: NULL, or where the size of a failed request goes (gv__oom_bytes). */
+static inline gv__mem gv__mem_reader(const gv_arena *a, size_t *failed) {
+  gv__mem m = {NULL, &a->alloc, failed};
   return m;
 }
 /* realloc-style (new_size 0 frees); NULL on failure. */
 void *gv__mem_realloc(gv__mem m, void *p, size_t old_size, size_t new_size);
+/* GV_ENOMEM for a failure of m: gv__oom for a writer's arena, else
+ * gv__oom_bytes with the size m noted. */
+static inline gv_status gv__oom_mem(gv__mem m, gv_error *err) {
+  return m.w ? gv__oom(m.w, err) : gv__oom_bytes(err, m.failed ? *m.failed : 0);
+}
 
 /* Growable scratch vector. It may start in a caller's buffer (fixed: never
  * freed or resized in place; copied out when it grows). Always free it. */
@@ -716,6 +737,11 @@ gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const g
                         const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err);
 gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
                            gv_error *err);
+/* The keyset of keys[0..n) (a's nodes equal to src's keys, src a grove-ordered
+ * keyset of any arena) in src's order: twin is a's node equal to src's sorted
+ * twin (NULL when src is sorted). No sort and no scratch (copy.c). */
+gv_status gv__keyset_like(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node *src,
+                          const gv_node *twin, const gv_node **out, gv_error *err);
 
 /* ---------------------------------------------------------------------------
  * Key equality and the key order (keys.c)
@@ -818,6 +844,11 @@ gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
 /* A host-ordered keyset (hostorder.c; no mark of its own). */
 gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
                           const gv_node **out, gv_error *err);
+/* gv__keyset_like for a host-ordered src (hostorder.c): twin NULL when src is
+ * a twin itself. */
+gv_status gv__keyset_host_like(gv_arena *a, const gv_node *const *keys, size_t n,
+                               const gv_node *src, const gv_node *twin, const gv_node **out,
+                               gv_error *err);
 /* gv_copy with every handle h replaced by map(ctx, h) (copy.c; for hosts
  * whose handle numbers differ between the encoding and the destination). */
 gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),

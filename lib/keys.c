@@ -119,7 +119,7 @@ void gv__cmp_init(gv__cmp *c, gv__mem mem, const gv_arena *a, int can_fail) {
 }
 
 void gv__cmp_init_nodes(gv__cmp *c) {
-  gv__mem mem = {NULL, gv__default_allocator()};
+  gv__mem mem = {NULL, gv__default_allocator(), NULL};
   gv__cmp_init(c, mem, NULL, 0);
   c->memo.after = GV__CMP_NODE_AFTER;
 }
@@ -237,7 +237,7 @@ int gv__same_value(gv__cmp *c, const gv_node *x, const gv_node *y) {
   if (x->hash != y->hash || x->arity != y->arity) return 0;
   if (c) return gv__same_walk(c, x, y);
   gv__cmp own; /* keys of one arena (and its parents): the cache alone, no memory */
-  gv__mem none = {NULL, NULL};
+  gv__mem none = {NULL, NULL, NULL};
   gv__cmp_init(&own, none, NULL, 0);
   own.lost = 1;
   return gv__same_walk(&own, x, y);

@@ -52,7 +52,7 @@ static gv_status trav_call(gv__walk *w, const gv_node *node, const gv_node *at, 
     *res = node;
     return GV_OK;
   case GV_VISIT_NONE:
-    if ((s = gv_none(w->a, res, NULL)) != GV_OK) return gv__oom(w->err);
+    if ((s = gv_none(w->a, res, NULL)) != GV_OK) return gv__oom(w->a, w->err);
     return GV_OK;
   case GV_VISIT_REPLACE:
     if (!gv__is_value(repl)) return bad_result(w->err, w->frames.p, d);
@@ -304,7 +304,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
     }
   }
 oom:
-  s = gv__oom(err);
+  s = gv__oom(a, err);
 done:
   gv__vec_free(a, &frames);
   gv__vec_free(a, &others);
@@ -358,7 +358,7 @@ gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *c
   if ((s = gv__check_output(a, gv__esize(shallow), err)) != GV_OK) return s;
   gv_mark m = gv_arena_mark(a);
   const gv_node **roots = gv__raw_alloc(a, (ntrees + 1) * sizeof *roots);
-  if (!roots) return gv__oom(err);
+  if (!roots) return gv__oom(a, err);
   roots[0] = shallow;
   if (ntrees) memcpy(roots + 1, trees, ntrees * sizeof *roots);
   pwalk p = {a, err, f, ctx, ntrees + 1, 1, 1, 1};
