@@ -79,7 +79,7 @@ static int run_line(cli *w, gen *g, const lres *r, const char *text, batch *b, s
   w->out_limit = 0;
   w->out_over = 0;
   if (gv_arena_new(&cfg, &a) != GV_OK) {
-    out_of_memory(w, NULL);
+    out_of_memory(w, NULL, NULL);
     return 1;
   }
   w->a = a;
@@ -203,7 +203,7 @@ static int run_line(cli *w, gen *g, const lres *r, const char *text, batch *b, s
   if (w->buf_oom) { /* the output went over the line's budget, or could not be kept */
     w->len = before;
     if (w->out_over)
-      out_of_memory(w, "output");
+      out_of_memory(w, "output", NULL);
     else
       errf(w, "grove: error: out of memory (output)\n");
     w->buf_oom = w->out_over = 0;

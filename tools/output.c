@@ -159,10 +159,16 @@ void too_large(cli *c) {
   errf(c, "grove: error: output too large: more than --max-output %" PRIu64 "\n", c->max_output);
 }
 
-/* The one wording of a failed allocation: over the budget when one is set (--max-bytes, or its
- * default), else the machine's own refusal. */
-void out_of_memory(cli *c, const char *what) {
-  if (c && c->max_bytes)
+/* The one wording of a failed allocation. The library's message (e, when there is one) tells
+ * the budget ("out of memory budget (max_bytes N)") from a failed allocation ("out of memory
+ * (allocation of N bytes failed)"): the budget is told in the tool's terms, --max-bytes (or its
+ * default); a failed allocation as the library words it. Without a message: the budget when one
+ * is set, else "out of memory". */
+void out_of_memory(cli *c, const char *what, const gv_error *e) {
+  const char *lib = e ? strstr(e->msg, "out of memory (") : NULL;
+  if (lib && !strstr(e->msg, "out of memory budget"))
+    errf(c, "grove: error: %s%s%s\n", what ? what : "", what ? ": " : "", lib);
+  else if (c && c->max_bytes)
     errf(c, "grove: error: %s%sout of memory budget (--max-bytes %zu)\n", what ? what : "",
          what ? ": " : "", c->max_bytes);
   else
@@ -198,7 +204,7 @@ int report(cli *c, gv_status s, const gv_error *e, const char *what) {
   }
   if (c->buf_oom) {
     if (c->out_over)
-      out_of_memory(c, "output");
+      out_of_memory(c, "output", NULL);
     else
       errf(c, "grove: error: out of memory (output)\n");
     return 2;
@@ -208,7 +214,7 @@ int report(cli *c, gv_status s, const gv_error *e, const char *what) {
     return 2;
   }
   if (s == GV_ENOMEM) {
-    out_of_memory(c, what);
+    out_of_memory(c, what, e);
     return 2;
   }
   if (s == GV_ERANGE && strstr(msg, "output too large")) {
