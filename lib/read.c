@@ -208,8 +208,13 @@ static gv_status p_value(P *p, const gv_node **r, int *have) {
   skip_ws(p);
   if (peek(p) != '(') {
     p->pos = st;
-    return gv__read_fail(p, st, GV_EPARSE, "unknown name '%.*s'", (int)(k > 64 ? 64 : k),
-                         (const char *)w);
+    /* a long name is cut at 64 bytes (back to a character's first byte) and says so */
+    size_t shown = k;
+    if (k > 64)
+      for (shown = 64; shown > 0 && (w[shown] & 0xC0) == 0x80;)
+        shown--;
+    return gv__read_fail(p, st, GV_EPARSE, "unknown name '%.*s%s'", (int)shown, (const char *)w,
+                         shown < k ? "..." : "");
   }
   p->pos++;
   if (gv__read_word_is(w, k, "OrderedDict")) return push_frame(p, FR_ODICT, S_ARG, 0, st);

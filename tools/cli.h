@@ -306,8 +306,6 @@ void put_json_string(cli *c, const char *s);
  * failed)", as e (NULL: none) says; without e, the budget when one is set. */
 void too_large(cli *c);
 void out_of_memory(cli *c, const char *what, const gv_error *e);
-/* An "unknown name" the reader cut at 64 bytes gets "..." (data: the text e is about). */
-void mark_cut_name(gv_error *e, const char *data, size_t len);
 /* Reports a failed status (what names the step); returns the exit code. */
 int report(cli *c, gv_status s, const gv_error *e, const char *what);
 /* A tree in literal notation (JSON under --json), no newline. */

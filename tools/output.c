@@ -175,26 +175,6 @@ void out_of_memory(cli *c, const char *what, const gv_error *e) {
     errf(c, "grove: error: %s%sout of memory\n", what ? what : "", what ? ": " : "");
 }
 
-/* The reader cuts an unknown name at 64 bytes in its message: a longer one (told by the input at
- * the error's offset) gets "..." before its closing quote. */
-void mark_cut_name(gv_error *e, const char *data, size_t len) {
-  static const char tag[] = "unknown name '";
-  char *q = strstr(e->msg, tag);
-  if (!q || e->offset >= len) return;
-  q += sizeof tag - 1;
-  size_t k = 0;
-  for (const unsigned char *d = (const unsigned char *)data + e->offset;
-       e->offset + k < len && (d[k] == '_' || d[k] >= 0x80 || (d[k] >= 'a' && d[k] <= 'z') ||
-                               (d[k] >= 'A' && d[k] <= 'Z') || (d[k] >= '0' && d[k] <= '9'));
-       k++)
-    ;
-  size_t have = strlen(q);
-  if (k <= 64 || have < 65 || q[64] != '\'' || have + 4 > sizeof e->msg - (size_t)(q - e->msg))
-    return;
-  memmove(q + 67, q + 64, have - 64 + 1);
-  memcpy(q + 64, "...", 3);
-}
-
 /* Reports a failed status; returns the exit code. what names the step. */
 int report(cli *c, gv_status s, const gv_error *e, const char *what) {
   const char *msg = (e && e->msg[0]) ? e->msg : gv_status_name(s);
