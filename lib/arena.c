@@ -56,7 +56,7 @@ void *gv__raw_alloc(gv_arena *a, size_t size) {
 /* Notes why an allocation of size bytes failed, for gv__oom's message. */
 static void *gv__fail(gv_arena *a, size_t size, int budget) {
   a->oom_size = size;
-  a->oom_budget = budget;
+  a->oom_budget = (uint8_t)(budget != 0);
   return NULL;
 }
 
@@ -171,6 +171,9 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
     atomic_fetch_add_explicit(&cfg->parent->refs, 1, memory_order_relaxed);
   }
   a->alloc = al;
+  /* the tag of its nodes: the top 16 bits of a mix of its address, which no
+   * other live arena has */
+  a->tag = (uint16_t)(((uint64_t)(uintptr_t)a * UINT64_C(0x9E3779B97F4A7C15)) >> 48);
   a->max_bytes = cfg->max_bytes;
   a->max_depth = cfg->max_depth ? cfg->max_depth : GV_DEFAULT_MAX_DEPTH;
   a->seed = cfg->seed;

@@ -81,7 +81,7 @@ static gv_status gv__host_make(gv_arena *a, const gv_node *const *keys, const ui
   k->h.aux16 = (uint16_t)(GV__KS_HOST | (twin ? 0u : GV__KS_SORTED));
   k->h.arity = (uint32_t)n;
   k->depth = (uint32_t)(depth + 1);
-  k->reserved = 0;
+  k->reserved = a->tag;
   k->sethash = 0;
   k->esize = esize;
   k->meta = twin;
@@ -116,6 +116,7 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
     if (!gv_is_key(k) && !(gv__is_value(k) && gv__kind(k) == GV_HANDLE))
       return gv__err(err, GV_EINVAL, "key %zu is not a key or handle (a %s)", i,
                      gv_type_name(k, NULL));
+    GV__CHECK_OWNED(a, k, "key %zu is a node of another arena", i);
   }
   if (n > SIZE_MAX / (4 * sizeof(gv_node *))) return gv__oom(a, err);
   /* scratch: sorted keys[n] | merge[n] | seen bitmap */

@@ -25,7 +25,7 @@ struct gv_node {
   uint64_t hash;
   uint8_t kind;
   uint8_t flags;
-  uint16_t aux16; /* keyset: 1 if insertion order is sorted; else 0 */
+  uint16_t aux16; /* keyset: its GV__KS_ flags; every other node: its arena's tag */
   uint32_t arity; /* children of containers / keys of keysets; 0 for leaves */
 };
 
@@ -71,7 +71,7 @@ typedef struct gv__blob {
 typedef struct gv__cont {
   gv_node h;
   uint32_t depth;
-  uint32_t reserved;
+  uint32_t reserved; /* keysets: their arena's tag (see gv__tag_of); else 0 */
   union {
     uint64_t num_leaves; /* value kinds */
     uint64_t sethash;    /* indexed keysets: the order-free hash of the keys */
@@ -417,8 +417,12 @@ struct gv_arena {
   /* gv_arena_freeze was called: every writer refuses the arena from then on, so
    * its table, chunks and counters are never written again and any number of
    * threads may read them. */
-  int frozen;
-  int oom_budget; /* see oom_size */
+  uint8_t frozen;
+  uint8_t oom_budget; /* see oom_size */
+  /* The tag of every node the arena allocates (gv__tag_of): a mix of its
+   * address. Constructors take a child only if it is an immediate or carries
+   * the tag of the arena or of one of its parents. */
+  uint16_t tag;
   /* 1 for its owner + 1 per live child (children hold their parent): the arena
    * is released when this drops to 0, so a parent freed while children live is
    * released with the last of them. */
@@ -474,17 +478,37 @@ gv_status gv__oom(gv_arena *a, gv_error *err);
  * callers, which use their own marks). gv_arena_rollback checks first. */
 void gv__rollback(gv_arena *a, const gv_mark *m);
 
-/* Checked builds (GROVE_CHECKED): whether n was allocated by a or one of its
- * parents (immediates belong to every arena). Constructors refuse children of
- * other arenas. */
+/* The tag of an allocated node: in aux16, but for a keyset (whose aux16 holds
+ * its flags) in its reserved word. */
+static inline unsigned gv__tag_of(const gv_node *n) {
+  return n->kind == GV_KEYSET ? (uint16_t)GV__CONT(n)->reserved : n->aux16;
+}
+/* Whether n may be a child of a node of a: an immediate, or a node tagged by
+ * a or one of its parents. One compare per arena of the chain; a node of
+ * another arena whose tag is the same (16 bits: 1 in 65,536 arenas) passes. */
+static inline int gv__tagged(const gv_arena *a, const gv_node *n) {
+  if (gv__is_imm(n)) return 1;
+  unsigned t = gv__tag_of(n);
+  for (; a; a = a->parent)
+    if (t == a->tag) return 1;
+  return 0;
+}
+/* Whether n was allocated by a or one of its parents (immediates belong to
+ * every arena): exact, by the chunks' address ranges (checked builds). */
 int gv__arena_owns(const gv_arena *a, const gv_node *n);
+/* Constructors refuse a child of another arena (GV_EINVAL): by its tag
+ * always, by the chunks too in checked builds (GROVE_CHECKED). */
 #if defined(GROVE_CHECKED)
 #define GV__CHECK_OWNED(a, n, ...)                                                                 \
   do {                                                                                             \
-    if ((n) && !gv__arena_owns((a), (n))) return gv__err(err, GV_EINVAL, __VA_ARGS__);             \
+    if ((n) && (!gv__tagged((a), (n)) || !gv__arena_owns((a), (n))))                               \
+      return gv__err(err, GV_EINVAL, __VA_ARGS__);                                                 \
   } while (0)
 #else
-#define GV__CHECK_OWNED(a, n, ...) ((void)(a))
+#define GV__CHECK_OWNED(a, n, ...)                                                                 \
+  do {                                                                                             \
+    if ((n) && !gv__tagged((a), (n))) return gv__err(err, GV_EINVAL, __VA_ARGS__);                 \
+  } while (0)
 #endif
 
 /* GV_EINVAL (and the message) for a writer given a frozen arena. */

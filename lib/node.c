@@ -187,7 +187,7 @@ static gv_status gv__leaf_boxed(gv_arena *a, unsigned kind, uint64_t u, const gv
   s->h.hash = c.hash;
   s->h.kind = (uint8_t)kind;
   s->h.flags = (uint8_t)gv__leaf_flags_v(kind, u);
-  s->h.aux16 = 0;
+  s->h.aux16 = a->tag;
   s->h.arity = 0;
   s->v.u = u;
   gv__intern_add(a, &s->h);
@@ -288,7 +288,7 @@ gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, con
   b->h.hash = c.hash;
   b->h.kind = (uint8_t)kind;
   b->h.flags = GV_F_CANONICAL | GV__F_KEY;
-  b->h.aux16 = 0;
+  b->h.aux16 = a->tag;
   b->h.arity = 0;
   b->len = len;
   if (len) memcpy(b->data, p, len);
@@ -512,7 +512,7 @@ hash:;
   k->h.hash = c.hash;
   k->h.kind = (uint8_t)kind;
   k->h.flags = (uint8_t)flags;
-  k->h.aux16 = 0;
+  k->h.aux16 = a->tag;
   k->h.arity = (uint32_t)n;
   k->depth = (uint32_t)ki.depth;
   k->reserved = 0;
@@ -564,7 +564,7 @@ static gv_status gv__keyset_new(gv_arena *a, const gv_node *const *keys, size_t 
   k->h.aux16 = (uint16_t)(bits | (perm ? 0u : GV__KS_SORTED) | (indexed ? GV__KS_INDEXED : 0u));
   k->h.arity = (uint32_t)n;
   k->depth = (uint32_t)ki.depth;
-  k->reserved = 0;
+  k->reserved = a->tag;
   k->sethash = sethash;
   k->esize = twin ? GV__CONT(twin)->esize : gv__sat_add(1, ki.esum);
   k->meta = twin;
@@ -653,6 +653,8 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
       return gv__err(err, GV_EINVAL, "key %zu is not hashable (a %s)", i,
                      gv_type_name(keys[i], NULL));
     }
+    /* before the sort compares them (as gv__keyset_new would after) */
+    GV__CHECK_OWNED(a, keys[i], "key %zu is a node of another arena", i);
     kinds |= 1u << gv__kind(keys[i]);
     classes |= 1u << gv__key_class(keys[i]);
   }
