@@ -257,7 +257,9 @@ int gv__key_same(gv__cmp *c, const gv_node *x, const gv_node *y) {
  * pointer compare. A non-key equals only itself. */
 int gv__key_eq(gv__cmp *c, const gv_node *x, const gv_node *y) {
   if (x == y) return 1;
-  if (!x || !y || !(gv__flags(x) & gv__flags(y) & GV__F_KEY)) return 0;
+  if (!x || !y) return 0;
+  if (!(gv__flags(x) & gv__flags(y) & GV__F_KEY)) /* handles (host keysets) by value */
+    return gv__kind(x) == GV_HANDLE && gv__kind(y) == GV_HANDLE && gv__sval(x) == gv__sval(y);
   int cx = gv__key_class(x);
   if (cx != gv__key_class(y)) return 0;
   switch (cx) {
@@ -273,7 +275,8 @@ int gv__key_eq(gv__cmp *c, const gv_node *x, const gv_node *y) {
   }
 }
 
-/* Orders non-keys (after every key, by hash). Returns 2 when both are keys. */
+/* Orders non-keys (after every key, by hash; a handle and its equal of
+ * another arena are equal). Returns 2 when both are keys. */
 static int gv__nonkey_cmp(const gv_node *x, const gv_node *y) {
   int kx = x && (gv__flags(x) & GV__F_KEY), ky = y && (gv__flags(y) & GV__F_KEY);
   if (kx && ky) return 2;
@@ -281,6 +284,7 @@ static int gv__nonkey_cmp(const gv_node *x, const gv_node *y) {
   if (kx != ky) return kx ? -1 : 1;
   uint64_t hx = gv__hash(x), hy = gv__hash(y);
   if (hx != hy) return hx < hy ? -1 : 1;
+  if (gv__kind(x) == GV_HANDLE && gv__kind(y) == GV_HANDLE && gv__sval(x) == gv__sval(y)) return 0;
   return gv__word(x) < gv__word(y) ? -1 : 1;
 }
 
