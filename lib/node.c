@@ -613,6 +613,18 @@ static int gv__perm_from_twin(const gv_node *twin, const gv_node *const *keys, s
   return 1;
 }
 
+/* The keyset of keys[0..n) if a (or a parent) holds it, else NULL; c is its
+ * candidate, *sethash (if not NULL) its set hash. */
+static const gv_node *gv__keyset_lookup(gv_arena *a, const gv_node *const *keys, size_t n,
+                                        gv__cand *c, uint64_t *sethash) {
+  c->hash = gv__hash_cont_sum(GV_KEYSET, NULL, NULL, keys, n, sethash);
+  c->kind = GV_KEYSET;
+  c->arity = n;
+  c->meta = c->aux = NULL;
+  c->kids = keys;
+  return gv__intern_find(a, c);
+}
+
 /* The keyset of keys[0..n): interned, with its sorted order and sorted twin. */
 /* known: -1, or the aux16 bits of keys already known to be sorted. */
 static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, int known,
@@ -623,12 +635,7 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     if (!keys[i]) return gv__err(err, GV_EINVAL, "key %zu is NULL", i);
   gv__cand c;
   uint64_t sethash;
-  c.hash = gv__hash_cont_sum(GV_KEYSET, NULL, NULL, keys, n, &sethash);
-  c.kind = GV_KEYSET;
-  c.arity = n;
-  c.meta = c.aux = NULL;
-  c.kids = keys;
-  const gv_node *hit = gv__intern_find(a, &c);
+  const gv_node *hit = gv__keyset_lookup(a, keys, n, &c, &sethash);
   if (hit) {
     *out = hit;
     return GV_OK;
@@ -718,12 +725,7 @@ gv_status gv__keyset_like(gv_arena *a, const gv_node *const *keys, size_t n, con
   unsigned bits = src->aux16 & GV__KS_MIXED;
   if (!twin) return gv__keyset(a, keys, n, (int)bits, out, err);
   gv__cand c;
-  c.hash = gv__hash_cont_sum(GV_KEYSET, NULL, NULL, keys, n, NULL);
-  c.kind = GV_KEYSET;
-  c.arity = n;
-  c.meta = c.aux = NULL;
-  c.kids = keys;
-  const gv_node *hit = gv__intern_find(a, &c);
+  const gv_node *hit = gv__keyset_lookup(a, keys, n, &c, NULL);
   if (hit) {
     *out = hit;
     return GV_OK;
