@@ -41,7 +41,7 @@ typedef struct cp {
   size_t failed;
   cp_ent *tab;
   size_t cap, len;
-  gv__vec stack, vals;
+  gv__vec stack, vals, order;
 } cp;
 
 static size_t cp_slot(const gv_node *n, size_t mask) {
@@ -129,8 +129,19 @@ static gv_status cp_rebuild(cp *c, const gv_node *n, const gv_node *const *r, co
                             gv_error *err) {
   gv_arena *a = c->a;
   if (n->kind != GV_KEYSET) return gv__make_node(a, n->kind, r[0], r[1], r + 2, n->arity, out, err);
-  if (n->aux16 & GV__KS_HOST) return gv__keyset_host_like(a, r, n->arity, n, r[n->arity], out, err);
-  return gv__keyset_like(a, r, n->arity, n, r[n->arity], out, err);
+  if (!(n->aux16 & GV__KS_HOST)) return gv__keyset_like(a, r, n->arity, n, r[n->arity], out, err);
+  if (!c->map) return gv__keyset_host_like(a, r, n->arity, n, r[n->arity], out, err);
+  /* handles mapped anew may meet: checked again (GV_EKEY), in the source's order */
+  const uint32_t *perm = GV__CONT(n)->perm;
+  if (!perm) { /* a host twin: the identity order */
+    c->order.len = 0;
+    if (gv__mvec_reserve(c->mem, &c->order, n->arity) != GV_OK)
+      return gv__oom_bytes(err, c->failed);
+    for (uint32_t i = 0; i < n->arity; i++)
+      GV__VEC_AT(&c->order, uint32_t, i) = i;
+    perm = (const uint32_t *)c->order.p;
+  }
+  return gv__keyset_host(a, r, n->arity, perm, out, err);
 }
 
 static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_error *err) {
@@ -198,11 +209,13 @@ static void cp_init(cp *c, gv_arena *dst, uint64_t (*map)(void *, uint64_t), voi
   c->mem = gv__mem_reader(dst, &c->failed);
   gv__vec_init(&c->stack, sizeof(cp_frame));
   gv__vec_init(&c->vals, sizeof(const gv_node *));
+  gv__vec_init(&c->order, sizeof(uint32_t));
 }
 
 static void cp_fini(cp *c) {
   gv__mvec_free(c->mem, &c->stack);
   gv__mvec_free(c->mem, &c->vals);
+  gv__mvec_free(c->mem, &c->order);
   if (c->tab) gv__mem_realloc(c->mem, c->tab, c->cap * sizeof *c->tab, 0);
 }
 
