@@ -88,14 +88,17 @@
  * comparisons, gv_map of several trees) are compared by value, and each call
  * remembers the pairs it found equal, so its work is linear in the distinct
  * nodes of the two trees (at most 32 steps per distinct pair of subtrees,
- * plus 4,096 steps -- the comparisons' 2^21 above -- before it starts
- * remembering): keys that repeat their own subtuples cost no more than
- * others. The memo holds at most one pair per distinct node of the smaller
- * tree (about 50 bytes each). Its memory: the readers' from the arena's
- * allocator hook (GV_ENOMEM if it fails), gv_map's from its budget,
- * gv_key_cmp's and gv_get's from the default allocator (mimalloc; never for
- * keys of one arena, nor before those 4,096 steps); if that fails they stay
- * correct, with a small fixed memo that no longer bounds the work.
+ * plus the steps before it starts remembering: 4,096 in gv_key_cmp and
+ * gv_get, the 2^21 above in the others): keys that repeat their own subtuples
+ * cost no more than others (measured: the key family of issue 25, 45 KB of
+ * wire decoded into two arenas, 0.2 to 0.3 ms in gv_key_cmp and gv_get, about
+ * 1 ms in same_structure, same_paths and is_prefix). The memo holds at most
+ * one pair per distinct node of the smaller tree (about 50 bytes each). Its
+ * memory: the readers' from the arena's allocator hook (GV_ENOMEM if it
+ * fails), gv_map's from its budget, gv_key_cmp's and gv_get's from the
+ * default allocator (mimalloc; never for keys of one arena, nor before those
+ * 4,096 steps); if that fails they stay correct, with a small fixed memo that
+ * no longer bounds the work.
  *
  * Scratch. max_bytes counts what the arena owns: nodes, chunks, its intern
  * table (a table that grows is charged its growth, not the old and new tables
