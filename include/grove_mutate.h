@@ -74,7 +74,8 @@ typedef enum gv_mutation_kind {
                             key found elsewhere in the tree */
   GV_MUT_KEY_COLLIDE,    /* a key replaced by one equal to it in Python but of another type
                             (1 <-> 1.0 <-> True, 0 <-> -0.0 <-> False, tuples holding them) */
-  GV_MUT_DEEPEN,         /* a subtree wrapped in a new container */
+  GV_MUT_DEEPEN,         /* a subtree wrapped in a new container, or (one time in four) in 2 to
+                            2048 nested ones at once, as deep as max_depth allows */
   GV_MUT_FLATTEN,        /* a container replaced by one of its children, or a child sequence
                             (dict) spliced into its parent sequence (dict) */
   GV_MUT_SHRINK,         /* the tree was over the bounds: replaced by a subtree within them */

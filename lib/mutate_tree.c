@@ -482,18 +482,31 @@ static gv_status m_key_rename(gv__mut *m, gv__place *p, int collide, const gv_no
   return edit_end(m, p, &e, s, out);
 }
 
+/* Wrapped in a new container; one time in four in 2 to 2048 at once, as deep as max_depth lets
+ * (nesting limits are a classic bug of parsers). */
 static gv_status m_deepen(gv__mut *m, gv__place *p, const gv_node **out) {
   static const unsigned W[] = {GV_LIST,  GV_DICT,  GV_TUPLE,      GV_DEQUE,
                                GV_ODICT, GV_DDICT, GV_NAMEDTUPLE, GV_CUSTOM};
   size_t nk = (m->o.flags & GV_MUTATE_JSON) ? 2 : (m->o.flags & GV_MUTATE_KEEP_TYPES) ? 6 : 8;
+  size_t levels = 1;
+  if (gv__rng_one_in(&m->rng, 4)) {
+    levels = (size_t)1 << (1 + gv__rng_below(&m->rng, 11));
+    size_t used = p->depth + gv_depth(p->node);
+    size_t room = m->o.max_depth > used ? m->o.max_depth - used : 1;
+    if (m->o.max_depth && levels > room) levels = room;
+  }
   gv__parts w = {0};
-  const gv_node *keys[1] = {NULL}, *vals[1] = {p->node}, *c = NULL;
+  const gv_node *keys[1], *vals[1] = {p->node};
   w.kind = W[gv__rng_idx(&m->rng, nk)];
   w.keys = keys;
   w.vals = vals;
   w.n = w.cap = 1;
-  gv_status s = gv__parts_build(m, &w, &c);
-  if (s == GV_OK) s = gv__place_set(m, p, p->depth, c, out);
+  gv_status s = GV_OK;
+  for (size_t i = 0; i < levels && s == GV_OK; i++) {
+    keys[0] = NULL;
+    s = gv__parts_build(m, &w, &vals[0]);
+  }
+  if (s == GV_OK) s = gv__place_set(m, p, p->depth, vals[0], out);
   return s;
 }
 

@@ -268,7 +268,10 @@ Test(mutate, what_each_kind_does) {
     o.kinds = GV_MUT_BIT(GV_MUT_DEEPEN);
     t = t_parse(a, "7");
     cr_assert_eq(gv_mutate(a, t, seed, &o, &r, &info, NULL), GV_OK);
-    cr_assert(gv_arity(r) == 1 && gv_child(r, 0) == t);
+    size_t levels = 0; /* one container or many, each holding the next */
+    for (const gv_node *v = r; v != t; v = gv_child(v, 0), levels++)
+      cr_assert(gv_arity(v) == 1, "deepen made %s", t_repr(a, r));
+    cr_assert(levels >= 1 && levels == gv_depth(r) && levels <= 2048);
     o.kinds = GV_MUT_BIT(GV_MUT_SWAP);
     t = t_parse(a, "(1, 'b')");
     cr_assert_eq(gv_mutate(a, t, seed, &o, &r, &info, NULL), GV_OK);
