@@ -40,7 +40,6 @@ static int consume(const char *json, size_t len) {
 
 #ifdef GROVE_FUZZ_MUTATOR
 #define GROVE_FUZZ_JSON 1
-#define GROVE_FUZZ_MAX_DEPTH 2048 /* beyond cJSON's nesting limit (1000) */
 #include "grove_fuzz.h"
 GROVE_FUZZ_JSON_TARGET(consume)
 #else
