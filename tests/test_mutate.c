@@ -459,3 +459,29 @@ Test(mutate, fail_the_nth_allocation) {
   gv_arena_free(a);
   gv_arena_free(ref);
 }
+
+/* No recursion: a 100,000-deep chain is mutated at any depth (places, rebuilds, the bounds,
+ * deepen and flatten all loop), within the default stack. */
+Test(mutate, deep_trees) {
+  gv_arena *a = t_arena();
+  const gv_node *t = NULL;
+  cr_assert_eq(gv_int(a, 1, &t, NULL), GV_OK);
+  for (int i = 0; i < 100000; i++)
+    cr_assert_eq(gv_list(a, &t, 1, &t, NULL), GV_OK);
+  gv_mutate_options o;
+  memset(&o, 0, sizeof o);
+  o.max_wire = 1 << 22;
+  for (uint64_t seed = 0; seed < 12; seed++) {
+    const gv_node *r = NULL;
+    gv_mutation info;
+    gv_error e;
+    cr_assert_eq(gv_mutate(a, t, seed, &o, &r, &info, &e), GV_OK, "%s", e.msg);
+    cr_assert(r != t && info.kind != GV_MUT_NONE);
+  }
+  o.max_depth = 1000; /* over the bounds: shrunk to a subtree 1000 deep at most */
+  const gv_node *r = NULL;
+  gv_mutation info;
+  cr_assert_eq(gv_mutate(a, t, 5, &o, &r, &info, NULL), GV_OK);
+  cr_assert(info.kind == GV_MUT_SHRINK && gv_depth(r) <= 1000 && gv_depth(r) >= 999);
+  gv_arena_free(a);
+}
