@@ -54,7 +54,8 @@ def run_pair(build, out, seed, seconds, corpus, against):
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         binary = os.path.join(build, 'fuzz', 'fuzz_cjson' + ('' if name == 'plain' else '_' + name))
-        cmd = [binary, f'-seed={seed}', f'-max_total_time={seconds}'] + FLAGS + [work, corpus]
+        cmd = [binary, f'-seed={seed}', f'-max_total_time={seconds}'] + FLAGS + [
+            f'-artifact_prefix={out}/{name}-{seed}-', work, corpus]  # crashes, slow units: in OUT
         procs[name] = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                        env=env, text=True, errors='replace')
         res[name] = {'lines': [], 'start': start_wall, 'work': work}
