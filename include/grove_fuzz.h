@@ -169,9 +169,16 @@ static inline size_t grove_fuzz_mutate_into(gv_arena *a, const gv_node *t, const
   return 0;
 }
 
+/* Whether this call goes to libFuzzer's byte mutation (GROVE_FUZZ_BYTE_PERCENT). Through a
+ * variable, so a share of 0 is no "always false" comparison to gcc's -Wtype-limits. */
+static inline int grove_fuzz_byte_turn(unsigned int seed) {
+  const unsigned pct = (unsigned)(GROVE_FUZZ_BYTE_PERCENT);
+  return seed % 100 < pct;
+}
+
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
   gv_arena *a = grove_fuzz_arena();
-  if (!a || (GROVE_FUZZ_BYTE_PERCENT > 0 && seed % 100 < (unsigned)GROVE_FUZZ_BYTE_PERCENT))
+  if (!a || grove_fuzz_byte_turn(seed))
     return LLVMFuzzerMutate(data, size, max_size);
   gv_mark m = gv_arena_mark(a);
   const gv_node *t = NULL;
