@@ -19,7 +19,8 @@ machine load. Measured:
     yardstick for both, counting cJSON's own code only;
   - libFuzzer's own "cov:" (edges of every instrumented file: cJSON and the harness) at each
     checkpoint, from its status lines;
-  - executions per second (libFuzzer's "Done N runs in T second(s)");
+  - executions per second: libFuzzer's "Done N runs" over the run's time by the monotonic clock
+    (libFuzzer's own seconds follow the wall clock, which may step; a difference is reported);
   - the share of inputs cJSON accepted (the harness counts them).
 Prints a Markdown table (also written to OUT/table.md, and the numbers to OUT/results.json:
 --render prints its table again); logs and corpora stay in OUT.
@@ -155,10 +156,16 @@ def main():
             text = '\n'.join(line for _, line in r['lines'])
             done = re.search(r'Done (\d+) runs in (\d+) second', text)
             acc = re.search(r'cjson: (\d+) inputs, (\d+) accepted', text)
+            # Running time by the monotonic clock: libFuzzer's own seconds follow the wall
+            # clock, which may step (docs/fuzzing.md: a seed-3 pair once ran 259 s, not 301).
+            ran = next((t for t, line in r['lines'] if 'Done ' in line), 0.0)
+            if abs(ran - int(done.group(2))) > 5:
+                print(f'compare.py: {name} seed {seed}: ran {ran:.0f} s, libFuzzer says '
+                      f'{done.group(2)} s (the wall clock stepped)', file=sys.stderr)
             files = [(os.path.getmtime(os.path.join(r['work'], f)), os.path.join(r['work'], f))
                      for f in os.listdir(r['work'])]
             row = {'name': name, 'seed': seed, 'cov': [], 'lf': [],
-                   'execs': int(done.group(1)) / max(1, int(done.group(2))),
+                   'execs': int(done.group(1)) / max(1.0, ran),
                    'accepted': int(acc.group(2)) / max(1, int(acc.group(1))),
                    'corpus': len(files)}
             for t in checkpoints:
