@@ -178,8 +178,7 @@ static inline int grove_fuzz_byte_turn(unsigned int seed) {
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
   gv_arena *a = grove_fuzz_arena();
-  if (!a || grove_fuzz_byte_turn(seed))
-    return LLVMFuzzerMutate(data, size, max_size);
+  if (!a || grove_fuzz_byte_turn(seed)) return LLVMFuzzerMutate(data, size, max_size);
   gv_mark m = gv_arena_mark(a);
   const gv_node *t = NULL;
   size_t n = 0;
