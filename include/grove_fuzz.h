@@ -18,8 +18,11 @@
  *      so nothing grows from one call to the next.
  * An input that does not read as a tree (a seed of another format, a file libFuzzer made up)
  * is handed to libFuzzer's own LLVMFuzzerMutate instead; a mutation whose text does not fit
- * MaxSize is drawn again with the next seed (four times), after which the input is left as it
- * was. The same seed and input always give the same output.
+ * MaxSize, or cannot be written in the input's format (under GROVE_FUZZ_JSON, a tree without a
+ * JSON form: text such as {"a": 1e999}, whose float is inf), is drawn again with the next seed
+ * (four times), as is one whose bytes are the input's (a change the text does not show), after
+ * which the input goes to LLVMFuzzerMutate too: no input is handed back unchanged. The same seed
+ * and input always give the same output.
  *
  * What the target receives: it may keep its own LLVMFuzzerTestOneInput and read the bytes as
  * they come (text inputs are JSON or literal text ready to parse), or let this header define it
@@ -123,10 +126,13 @@ static inline gv_status grove_fuzz_put(void *ctx, const char *d, size_t n) {
   return GV_OK;
 }
 
-/* t mutated (crossover with other when it is not NULL) and written to out[0..cap) in the
- * input's format; the length written, or 0 when no try fit. */
-static inline size_t grove_fuzz_mutate_into(gv_arena *a, const gv_node *t, const gv_node *other,
-                                            int wire, unsigned int seed, uint8_t *out, size_t cap) {
+/* t (read from in[0..in_len)) mutated (crossover with other when it is not NULL) and written
+ * to out[0..cap) in the input's format; the length written, or 0 when no try fit. A try whose
+ * bytes are the input's is no fit: GV_MUT_NONE (t itself), or a change the text does not show
+ * (a JSON input whose list became a tuple still prints as a JSON array). */
+static inline size_t grove_fuzz_mutate_into(gv_arena *a, const gv_node *t, const uint8_t *in,
+                                            size_t in_len, const gv_node *other, int wire,
+                                            unsigned int seed, uint8_t *out, size_t cap) {
   static uint8_t *buf;
   static size_t bufcap;
   if (bufcap < cap) { /* written here first: out still holds the input until one fits */
@@ -161,7 +167,7 @@ static inline size_t grove_fuzz_mutate_into(gv_arena *a, const gv_node *t, const
       }
     }
     (void)gv_arena_rollback(a, &m);
-    if (st == GV_OK && s.len) {
+    if (st == GV_OK && s.len && !(s.len == in_len && memcmp(buf, in, in_len) == 0)) {
       memcpy(out, buf, s.len);
       return s.len;
     }
@@ -182,12 +188,11 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
   gv_mark m = gv_arena_mark(a);
   const gv_node *t = NULL;
   size_t n = 0;
-  int ok = grove_fuzz_read(a, data, size, &t);
-  if (ok)
-    n = grove_fuzz_mutate_into(a, t, NULL, grove_fuzz_is_wire(data, size), seed, data, max_size);
+  if (grove_fuzz_read(a, data, size, &t))
+    n = grove_fuzz_mutate_into(a, t, data, size, NULL, grove_fuzz_is_wire(data, size), seed, data,
+                               max_size);
   (void)gv_arena_rollback(a, &m);
-  if (!ok) return LLVMFuzzerMutate(data, size, max_size);
-  return n ? n : size;
+  return n ? n : LLVMFuzzerMutate(data, size, max_size);
 }
 
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2,
@@ -199,7 +204,8 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
   const gv_node *t = NULL, *u = NULL;
   size_t n = 0;
   if (grove_fuzz_read(a, data1, size1, &t) && grove_fuzz_read(a, data2, size2, &u))
-    n = grove_fuzz_mutate_into(a, t, u, grove_fuzz_is_wire(data1, size1), seed, out, max_out_size);
+    n = grove_fuzz_mutate_into(a, t, data1, size1, u, grove_fuzz_is_wire(data1, size1), seed, out,
+                               max_out_size);
   (void)gv_arena_rollback(a, &m);
   return n; /* 0: libFuzzer draws another mutation */
 }
