@@ -140,7 +140,10 @@ test-tsan: san-deps
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --test-dir build-tsan --output-on-failure -L threads
 
-fuzz: san-deps
+# The targets, and fuzz_cjson/fuzz_cjson_grove on cJSON compiled from Debian's source package
+# (fuzz/cjson-source.sh, into build-fuzz/cjson-src; fuzz/compare.py compares the two).
+fuzz: san-deps bench-deps
+	sh fuzz/cjson-source.sh build-fuzz/cjson-src || echo "grove: no cJSON source: fuzz_cjson links the system libcjson"
 	cmake --preset fuzz
 	cmake --build build-fuzz -j $(JOBS)
 
