@@ -8,18 +8,29 @@
  * internal header, the versions checked below), the values are written into
  * the entries directly; elsewhere dict_fill returns 0 and the caller sets the
  * values through the public API. Nothing else in the extension sees CPython's
- * internals: this file is the only one built with Py_BUILD_CORE. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include "tables.h"
-
+ * internals: this file is the only one built with Py_BUILD_CORE.
+ *
+ * Whether the layout is known is decided before <Python.h>, because the
+ * internal headers need Py_BUILD_CORE defined before <Python.h> is read
+ * (3.12's public headers define macros, _PyGC_FINALIZED among them, that its
+ * internal ones define differently). PY_VERSION_HEX comes from patchlevel.h,
+ * Py_GIL_DISABLED (a free-threaded build) from pyconfig.h. */
+#include <patchlevel.h>
+#include <pyconfig.h>
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000 && !defined(Py_LIMITED_API) &&     \
     !defined(Py_GIL_DISABLED) && defined(__has_include)
 #if __has_include(<internal/pycore_dict.h>)
 #define GROVE_DICT_FILL 1
+#ifndef Py_BUILD_CORE
+#define Py_BUILD_CORE 1
 #endif
 #endif
+#endif
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "tables.h"
 
 /* dict_items through the public API */
 static Py_ssize_t items_next(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
@@ -33,9 +44,6 @@ static Py_ssize_t items_next(PyObject *d, PyObject **keys, PyObject **vals, Py_s
 }
 
 #ifdef GROVE_DICT_FILL
-#ifndef Py_BUILD_CORE
-#define Py_BUILD_CORE 1
-#endif
 #include <internal/pycore_dict.h>
 #include <internal/pycore_gc.h>
 
