@@ -19,10 +19,11 @@ PYTHON_VERSIONS ?= 3.10 3.12 3.13
 PYENV_ROOT   ?= $(HOME)/.pyenv
 python_for    = $(firstword $(filter-out %t/bin/python,$(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/python)) \
                   $(shell command -v python$(1) 2>/dev/null))
-# The build of the extension into a build directory for one interpreter: $(1) dir, $(2) python.
+# The build of the extension into a build directory for one interpreter: $(1) dir, $(2) python
+# (as pyproject.toml's: the library without mimalloc, docs/python.md says why).
 py_configure  = cmake -S . -B $(1) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
                   -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
-                  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(2))
+                  -DGROVE_INSTALL=OFF -DGROVE_MIMALLOC=OFF -DPython_EXECUTABLE=$(abspath $(2))
 # The Python benchmark's peers (optree, jax, torch, keras) live in a venv of their own; with
 # BENCH_PYTHON=/path/to/python3.X, in .venv-bench-3.X (the extension in build-pybench-3.X).
 ifneq ($(BENCH_PYTHON),)
@@ -90,7 +91,7 @@ $(VENV)/.requirements: tests/python/requirements.txt tests/python/requirements-k
 test-python: test-deps $(VENV)/.requirements
 	cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
 	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
-	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) \
+	  -DGROVE_INSTALL=OFF -DGROVE_MIMALLOC=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) \
 	  $(if $(CI),-DGROVE_WERROR=ON)
 	cmake --build build-py -j $(JOBS)
 	$(VENV_PY) tests/check_layers.py python python/src build-py/CMakeFiles/_grove.dir/python/src
