@@ -37,7 +37,8 @@ endif
 BENCH_PY     := $(BENCH_VENV)/bin/python
 
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
-        test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel
+        test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel \
+        build-asan-python test-asan-python fuzz-python
 
 all: build
 
@@ -121,6 +122,49 @@ test-asan: san-deps
 	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
 
+# The Python suite under ASan+UBSan: the extension and the library in it built with clang-14 into
+# build-asan-py (-O1, arena chunks from malloc and poisoned, checked builds), the ASan runtime
+# preloaded into the interpreter, Python's objects on malloc (PYTHONMALLOC=malloc) so that ASan
+# sees every one of them. No leak check: CPython does not free everything at exit. UBSan stops
+# on everything but the pointer-overflow sites tests/python/ubsan.supp lists. ASAN_PY_PROFILE:
+# the hypothesis profile (tests/python/conftest.py); CI runs "quick" (docs/python.md, "Testing").
+ASAN_PY_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+  -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer -DGROVE_SANITIZE=1 -DGROVE_CHECKED=1
+ASAN_PY_ENV   = LD_PRELOAD=$$(clang-14 -print-file-name=libclang_rt.asan-x86_64.so) \
+  PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(abspath tests/python/ubsan.supp) \
+  PYTHONPATH=$(abspath build-asan-py/python)
+ASAN_PY_PROFILE ?= ci
+FUZZ_SECONDS  ?= 600
+FUZZ_SEED     ?= 1
+
+build-asan-python: san-deps $(VENV)/.requirements
+	cmake -S . -B build-asan-py -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_FLAGS_DEBUG='-O1 -g' -DCMAKE_C_FLAGS='$(ASAN_PY_FLAGS)' \
+	  -DCMAKE_MODULE_LINKER_FLAGS='-fsanitize=address,undefined' -DGROVE_PYTHON=ON \
+	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
+	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) $(WERROR)
+	cmake --build build-asan-py -j $(JOBS) --target _grove grove_py_package
+
+test-asan-python: build-asan-python
+	$(ASAN_PY_ENV) GROVE_HYPOTHESIS_PROFILE=$(ASAN_PY_PROFILE) \
+	  $(VENV_PY) -m pytest tests/python -q -p no:cacheprovider --capture=sys $(PYTEST_ARGS)
+
+# TreeSpec.from_bytes / unpickling fuzzed for FUZZ_SECONDS under the ASan build (the seeded
+# mutation loop of tests/python/fuzz_from_bytes.py; fuzz-last-input holds the input being run).
+# FUZZ_ENGINE=atheris: coverage-guided by atheris instead (tests/python/requirements-fuzz.txt).
+fuzz-python: build-asan-python
+ifeq ($(FUZZ_ENGINE),atheris)
+	$(VENV_PY) -m pip install -q --disable-pip-version-check -r tests/python/requirements-fuzz.txt
+	mkdir -p build-asan-py/fuzz-corpus
+	cd tests/python && $(ASAN_PY_ENV) $(abspath $(VENV_PY)) fuzz_from_bytes.py --atheris \
+	  -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -rss_limit_mb=4096 \
+	  -artifact_prefix=$(abspath build-asan-py)/ $(abspath build-asan-py/fuzz-corpus)
+else
+	cd tests/python && $(ASAN_PY_ENV) $(abspath $(VENV_PY)) fuzz_from_bytes.py \
+	  --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --last $(abspath build-asan-py/fuzz-last-input)
+endif
+
 # Installs grove (static, then shared) to temporary prefixes and builds consumers against it
 # through find_package, pkg-config and add_subdirectory (tests/package/check.sh).
 test-package: deps
@@ -184,4 +228,4 @@ format:
 
 clean:
 	rm -rf build build-asan build-fuzz build-package build-py build-wheel build-tsan build-pybench \
-	  build-py-* build-pybench-* wheelhouse
+	  build-asan-py build-py-* build-pybench-* wheelhouse

@@ -40,7 +40,7 @@ LAYERS = {
         ['args', 'generations', 'handles', 'typenames', 'registry'],
         ['keys', 'flatten'],
         ['unflatten', 'flatten_up_to', 'canonicalize', 'tree_map'],
-        ['treespec', 'spec_wire'],
+        ['spec_output', 'treespec', 'spec_wire'],
         ['keras_walk', 'keras_traverse', 'keras_assert', 'keras_tape', 'keras_flat', 'keras'],
         ['module'],
     ],

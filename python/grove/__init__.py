@@ -27,6 +27,7 @@ from grove._grove import (
     canonicalize,
     memory_stats,
     set_memory_limit,
+    set_output_limit,
     tree_flatten,
     tree_leaves,
     tree_map,
@@ -65,6 +66,7 @@ __all__ = [
     'canonicalize',
     'memory_stats',
     'set_memory_limit',
+    'set_output_limit',
     'GLOBAL_NAMESPACE',
 ]
 
@@ -417,8 +419,10 @@ def _is_prefix(self, other, strict=False):
     stack = [(self, other)]
     while stack:
         a, b = stack.pop()
+        if a == b:  # O(1): the same structure (shared subtrees are met once per pair)
+            continue
         if a.is_leaf():
-            all_leaves_match = all_leaves_match and b.is_leaf()
+            all_leaves_match = False
             continue
         ka, na, ca, ea = a._info()
         kb, nb, cb, eb = b._info()
@@ -438,71 +442,6 @@ def _is_prefix(self, other, strict=False):
             return False
         stack.extend(zip(a.children(), b.children()))
     return not strict or not all_leaves_match
-
-
-def _structseq_fields(cls, n):
-    names = getattr(cls, '__match_args__', None)
-    if isinstance(names, tuple) and len(names) == n:
-        return list(names)
-    return [f'<unnamed@{i}>' for i in range(n)]
-
-
-def _node_repr(kind, arity, cls, extra, kids):
-    if kind == _LEAF:
-        return '*'
-    if kind == _NONE:
-        return 'None'
-    body = ', '.join(kids)
-    if kind == _LIST:
-        return f'[{body}]'
-    if kind == _TUPLE:
-        return f'({body},)' if arity == 1 else f'({body})'
-    if kind in (_DICT, _ODICT, _DDICT):
-        items = ', '.join(f'{k!r}: {v}' for k, v in zip(extra, kids))
-        if kind == _DICT:
-            return f'{{{items}}}'
-        if kind == _ODICT:
-            return f'OrderedDict({{{items}}})' if arity else 'OrderedDict()'
-        return f'defaultdict({cls!r}, {{{items}}})'
-    if kind == _DEQUE:
-        parts = [f'[{body}]'] if arity else []
-        if extra is not None:
-            parts.append(f'maxlen={extra!r}')
-        return f'deque({", ".join(parts)})'
-    if kind == _NT:
-        fields = cls._fields
-        return f'{cls.__name__}({", ".join(f"{f}={v}" for f, v in zip(fields, kids))})'
-    if kind == _SS:
-        mod = getattr(cls, '__module__', None)
-        prefix = '' if mod in (None, '', '__main__', 'builtins', '__builtins__') else f'{mod}.'
-        fields = _structseq_fields(cls, arity)
-        return f'{prefix}{cls.__qualname__}({", ".join(f"{f}={v}" for f, v in zip(fields, kids))})'
-    meta = '' if extra is None else repr(extra[0])
-    return f'CustomTreeNode({cls.__name__}[{meta}], [{body}])'
-
-
-def _repr(self):
-    # post-order over the structure, with an explicit stack
-    stack = [(self, False)]
-    out = []
-    while stack:
-        s, done = stack.pop()
-        if not done:
-            stack.append((s, True))
-            for c in reversed(s.children()):
-                stack.append((c, False))
-            continue
-        kind, arity, cls, extra = s._info()
-        kids = out[len(out) - arity:] if arity else []
-        if arity:
-            del out[len(out) - arity:]
-        out.append(_node_repr(kind, arity, cls, extra, kids))
-    text = out[0]
-    if self.none_is_leaf:
-        text += ', NoneIsLeaf'
-    if self.namespace:
-        text += f', namespace={self.namespace!r}'
-    return f'TreeSpec({text})'
 
 
 # ---- wire and pickle ----
@@ -530,24 +469,41 @@ def _from_bytes(data, *, max_size=100_000_000):
 
     The encoding writes a repeated subtree once, so a few bytes can describe a structure
     far too large to use; one larger than max_size nodes (and bytes of str keys) written
-    out raises ValueError (None or 0: no bound). Like any pickle, load only data you trust."""
-    magic, wire, objs, classes, none_is_leaf, namespace = pickle.loads(data)
-    if magic != _WIRE_MAGIC:
+    out raises ValueError (None or 0: no bound). Every object decoded is checked for kind
+    and type before use: what is not a structure as to_bytes writes one raises ValueError.
+    Like any pickle, load only data you trust."""
+    if max_size is not None and (type(max_size) is not int or max_size < 0):
+        raise ValueError(f'max_size must be None or an int >= 0, got {max_size!r}')
+    payload = pickle.loads(data)
+    if (type(payload) is not tuple or len(payload) != 6 or type(payload[0]) is not bytes
+            or payload[0] != _WIRE_MAGIC):
         raise ValueError('not a grove TreeSpec encoding')
+    _, wire, objs, classes, none_is_leaf, namespace = payload
+    for what, value, want in (('wire', wire, bytes), ('handle objects', objs, dict),
+                              ('classes', classes, dict), ('none_is_leaf', none_is_leaf, bool),
+                              ('namespace', namespace, str)):
+        if type(value) is not want:
+            raise ValueError(f'grove: malformed TreeSpec encoding: its {what} is a '
+                             f'{type(value).__name__}, not a {want.__name__}')
+    if any(type(h) is not int or h < 1 for h in objs):
+        raise ValueError('grove: malformed TreeSpec encoding: a handle is not a positive int')
     for name, obj in classes.items():
+        if type(name) is not str or name == 'NoneType':
+            raise ValueError(f'grove: malformed TreeSpec encoding: a class name is {name!r}')
+        if not (isinstance(obj, type) or callable(obj) or obj is None):
+            raise ValueError(f'grove: malformed TreeSpec encoding: {name!r} names {obj!r}, '
+                             'neither a class nor a default factory')
         if _grove._name_for(obj) != name:
             raise ValueError(f'cannot load a TreeSpec naming {obj!r}: in this process its '
                              f'name is {_grove._name_for(obj)!r}, not {name!r}')
     hmap = {h: _grove._handle_for(obj) for h, obj in objs.items()}
-    return _grove._spec_from_wire(wire, hmap, none_is_leaf, namespace, max_size or 0)
+    return _grove._spec_from_wire(wire, hmap, classes, none_is_leaf, namespace, max_size or 0)
 
 
 def _reduce(self):
     return (_from_bytes, (_to_bytes(self),))
 
 
-TreeSpec.__repr__ = _repr
-TreeSpec.__str__ = _repr
 TreeSpec.entries = lambda self: _entries(self)
 TreeSpec.is_prefix = _is_prefix
 TreeSpec.is_suffix = lambda self, other, strict=False: _is_prefix(other, self, strict)

@@ -84,7 +84,7 @@ const gv_node *kc_get(const keycache *c, uint64_t h, PyObject *const *keys, Py_s
   for (size_t i = (size_t)(h >> 20) & mask;; i = (i + 1) & mask) {
     const kc_ent *e = &c->t[i];
     if (!e->h) return NULL;
-    if (e->h == h && e->n == n && memcmp(e->keys, keys, (size_t)n * sizeof *keys) == 0)
+    if (e->h == h && e->n == n && (!n || memcmp(e->keys, keys, (size_t)n * sizeof *keys) == 0))
       return e->ks;
   }
 }

@@ -12,7 +12,9 @@
  *   keras.h     grove.keras: keras_walk.c (keras_walk.h), then
  *               keras_traverse.c, keras_assert.c, keras_tape.c, then
  *               keras_flat.c, then keras.c (its method table and state)
- *   treespec.h  the TreeSpec type (treespec.c), its wire form (spec_wire.c)
+ *   treespec.h  the TreeSpec: spec_output.c (repr, paths, the output
+ *               limit), then treespec.c (the type), spec_wire.c (its wire
+ *               form)
  *   builds.h    structure -> objects: unflatten.c, flatten_up_to.c,
  *               canonicalize.c, then tree_map.c
  *   walks.h     objects -> structure: keys.c, then flatten.c (walk.h)
@@ -42,6 +44,9 @@ static PyMethodDef module_methods[] = {
     {"memory_stats", py_memory_stats, METH_NOARGS, "memory_stats() -> dict"},
     {"set_memory_limit", py_set_memory_limit, METH_O,
      "set_memory_limit(bytes) -> the previous limit; starts a new generation"},
+    {"set_output_limit", py_set_output_limit, METH_O,
+     "set_output_limit(n) -> the previous limit (0: none); repr() and paths() refuse output "
+     "larger than n"},
     {"_setup", py_setup, METH_VARARGS, NULL},
     {"_registry_changed", py_registry_changed, METH_NOARGS, NULL},
     {"_handle_object", py_handle_object, METH_O, NULL},
@@ -69,6 +74,7 @@ static int module_exec(PyObject *m) {
   gstate *st = state_of_module(m);
   memset(st, 0, sizeof *st);
   st->limit = DEFAULT_LIMIT;
+  st->out_limit = DEFAULT_OUTPUT_LIMIT;
   st->recycle_min = RECYCLE_MIN;
   st->gen_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gen_type_spec, NULL);
   st->spec_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &spec_type_spec, NULL);

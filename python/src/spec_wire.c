@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* spec_wire.c -- a TreeSpec to and from grove's wire encoding, for the
  * package's TreeSpec.to_bytes / from_bytes (which carry the handles' objects
- * and the named classes beside the encoding): _spec_refs, _spec_from_wire. */
+ * and the named classes beside the encoding): _spec_refs, _spec_from_wire.
+ * Decoding checks every node against what the flatten walk builds before a
+ * TreeSpec of it exists (see check_value). */
 #include "treespec.h"
 
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- wire: the references a structure makes (for to_bytes) and decoding ---- */
@@ -15,6 +20,7 @@ typedef struct bufw {
 } bufw;
 static gv_status buf_write(void *ctx, const char *data, size_t len) {
   bufw *b = ctx;
+  if (!len) return GV_OK;
   if (b->len + len > b->cap) {
     size_t nc = b->cap ? b->cap * 2 : 256;
     while (nc < b->len + len)
@@ -118,72 +124,482 @@ fail:
   return NULL;
 }
 
+/* ---- decoding: from_bytes's handle map, the checks, _spec_from_wire ---- */
+
+/* The payload's handle numbers -> this process's (sorted by the payload's):
+ * gv__copy_map calls map_handle for every handle it copies, so the map is
+ * plain C, read without running or allocating anything. */
+typedef struct hpair {
+  uint64_t from, to;
+  int used;
+} hpair;
 typedef struct hmap {
-  PyObject *d; /* dict old -> new */
-  int bad;
+  hpair *p;
+  size_t n;
+  int bad; /* a handle the payload does not carry */
 } hmap;
-static uint64_t map_handle(void *ctx, uint64_t h) {
-  hmap *m = ctx;
-  PyObject *k = PyLong_FromUnsignedLongLong(h);
-  PyObject *v = k ? PyDict_GetItemWithError(m->d, k) : NULL;
-  Py_XDECREF(k);
-  if (!v) {
-    m->bad = 1;
-    return h;
-  }
-  return (uint64_t)PyLong_AsUnsignedLongLong(v);
+
+static int hpair_cmp(const void *a, const void *b) {
+  uint64_t x = ((const hpair *)a)->from, y = ((const hpair *)b)->from;
+  return x < y ? -1 : x > y;
 }
 
-/* _spec_from_wire(bytes, handle_map, none_is_leaf, namespace, max_size) -> TreeSpec
- * max_size bounds the structure written out (gv_expanded_size; 0: no bound): the encoding
- * shares repeated subtrees, so a few bytes can describe a structure of 2^63 leaves, which
- * nothing could unflatten or print. */
+/* hm: dict of int -> int (the package made it; its ints are exact). */
+static int hmap_init(hmap *m, PyObject *hm) {
+  m->n = (size_t)PyDict_GET_SIZE(hm);
+  m->bad = 0;
+  m->p = PyMem_Calloc(m->n ? m->n : 1, sizeof *m->p);
+  if (!m->p) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  Py_ssize_t pos = 0, i = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(hm, &pos, &k, &v)) {
+    if (!PyLong_CheckExact(k) || !PyLong_CheckExact(v)) {
+      PyErr_SetString(PyExc_TypeError, "grove: the handle map holds a non-int");
+      return -1;
+    }
+    m->p[i].from = PyLong_AsUnsignedLongLong(k);
+    m->p[i].to = PyLong_AsUnsignedLongLong(v);
+    if (PyErr_Occurred()) return -1;
+    i++;
+  }
+  qsort(m->p, m->n, sizeof *m->p, hpair_cmp);
+  return 0;
+}
+
+static uint64_t map_handle(void *ctx, uint64_t h) {
+  hmap *m = ctx;
+  size_t lo = 0, hi = m->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->p[mid].from == h) {
+      m->p[mid].used = 1;
+      return m->p[mid].to;
+    }
+    if (m->p[mid].from < h)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  m->bad = 1;
+  return h;
+}
+
+/* Every node of a decoded structure is checked against what the flatten walk
+ * builds (flatten.c, keys.c) before the TreeSpec exists: the readers
+ * (treespec.c, unflatten.c, flatten_up_to.c, ...) trust a structure's kinds
+ * and the types of the objects its names and handles stand for. The walk
+ * visits each distinct node once (a DAG of 2^63 leaves is a few hundred
+ * nodes) with an explicit stack. */
+typedef struct wcheck {
+  gstate *st;
+  GenObject *g;      /* held by the caller */
+  PyObject *classes; /* the payload's classes: name -> object */
+  int none_is_leaf;
+  pset seen;  /* nodes checked (a keyset used by an OrderedDict: its address + 1) */
+  pset names; /* type-name and factory nodes met */
+  const gv_node **stack;
+  size_t n, cap;
+  PyObject *keysets; /* int(keyset), + 1 for an OrderedDict's: host-ordered keysets */
+} wcheck;
+
+static int bad(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  PyObject *msg = PyUnicode_FromFormatV(fmt, ap);
+  va_end(ap);
+  if (msg) {
+    PyErr_Format(PyExc_ValueError, "grove: malformed TreeSpec encoding: %U", msg);
+    Py_DECREF(msg);
+  }
+  return -1;
+}
+
+/* A node's kind, with its article. */
+static const char *kind_name(const gv_node *n) {
+  static const char *const names[] = {"nothing",        "None",          "a bool",
+                                      "an int",         "a float",       "a str",
+                                      "bytes",          "a handle",      "*",
+                                      "a list",         "a tuple",       "a dict",
+                                      "an OrderedDict", "a defaultdict", "a namedtuple",
+                                      "a deque",        "a custom node", "a keyset",
+                                      "a schema",       "a ctype"};
+  unsigned k = gv_kind(n);
+  return k < sizeof names / sizeof *names ? names[k] : "an unknown node";
+}
+
+static int push(wcheck *w, const gv_node *x) {
+  if (w->n == w->cap) {
+    size_t nc = w->cap ? w->cap * 2 : 64;
+    const gv_node **ns = PyMem_Realloc(w->stack, nc * sizeof *ns);
+    if (!ns) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    w->stack = ns;
+    w->cap = nc;
+  }
+  w->stack[w->n++] = x;
+  return 0;
+}
+
+/* 1 the first time p is met, 0 after, -1 no memory. */
+static int first(pset *s, const void *p) {
+  int r = ps_add(s, p);
+  if (r < 0) PyErr_NoMemory();
+  return r;
+}
+
+/* The object a type-name or factory node names, which the payload must carry
+ * (as to_bytes writes every name it uses). A new reference. */
+static PyObject *named(wcheck *w, const gv_node *name, const char *what) {
+  if (gv_kind(name) != GV_STR) {
+    bad("a %s's name is %s", what, kind_name(name));
+    return NULL;
+  }
+  size_t len = 0;
+  const char *s = gv_get_str(name, &len);
+  PyObject *ps = PyUnicode_DecodeUTF8(s, (Py_ssize_t)len, "strict");
+  if (!ps) return NULL;
+  PyObject *in = PyDict_GetItemWithError(w->classes, ps);
+  if (!in) {
+    if (!PyErr_Occurred()) bad("the %s %R is not among the classes it carries", what, ps);
+    Py_DECREF(ps);
+    return NULL;
+  }
+  Py_DECREF(ps);
+  if (first(&w->names, name) < 0) return NULL;
+  PyObject *o = named_obj(w->st, w->g, name);
+  Py_XINCREF(o);
+  return o;
+}
+
+/* A scalar key node as keys.c makes one (not a NaN: those are handles). */
+static int scalar_key(const gv_node *k) {
+  switch (gv_kind(k)) {
+  case GV_NONE:
+  case GV_BOOL:
+  case GV_INT:
+  case GV_STR:
+  case GV_BYTES:
+    return 1;
+  case GV_FLOAT:
+    return !isnan(gv_get_float(k));
+  default:
+    return 0;
+  }
+}
+
+/* Whether keys.c would have made a key node of o itself (so no handle). */
+static int py_scalar_key(PyObject *o) {
+  PyTypeObject *tp = Py_TYPE(o);
+  if (o == Py_None || tp == &PyBool_Type || tp == &PyBytes_Type) return 1;
+  if (tp == &PyFloat_Type) return !isnan(PyFloat_AS_DOUBLE(o));
+  if (tp == &PyLong_Type) {
+    int of = 0;
+    (void)PyLong_AsLongLongAndOverflow(o, &of);
+    return !of;
+  }
+  if (tp == &PyUnicode_Type) { /* unless it holds a surrogate (no UTF-8 for it) */
+    int kind = PyUnicode_KIND(o);
+    const void *data = PyUnicode_DATA(o);
+    if (kind == PyUnicode_1BYTE_KIND) return 1;
+    for (Py_ssize_t i = 0, n = PyUnicode_GET_LENGTH(o); i < n; i++) {
+      Py_UCS4 c = PyUnicode_READ(kind, data, i);
+      if (c >= 0xD800 && c <= 0xDFFF) return 0;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+/* A keyset as keys.c makes it: scalar keys (grove's order), or with a tuple
+ * of scalars or a handle among them the host's order (an OrderedDict's:
+ * insertion order); a handle's object must not be one keys.c keeps as a key
+ * node itself. */
+static int check_keyset(wcheck *w, const gv_node *ks, int odict) {
+  int r = first(&w->seen, (const char *)ks + (odict ? 1 : 0));
+  if (r <= 0) return r;
+  if (gv_kind(ks) != GV_KEYSET) return bad("a dict's keys are %s", kind_name(ks));
+  size_t n = gv_arity(ks);
+  int host = 0;
+  for (size_t i = 0; i < n; i++) {
+    const gv_node *k = GV__CONT(ks)->kids[i];
+    if (scalar_key(k)) continue;
+    host = 1;
+    unsigned kk = gv_kind(k);
+    if (kk == GV_TUPLE) {
+      if (gv_arity(k) > 64) return bad("a tuple key of %zu items", gv_arity(k));
+      for (size_t j = 0; j < gv_arity(k); j++)
+        if (!scalar_key(gv_child(k, j)))
+          return bad("a tuple key holds %s", kind_name(gv_child(k, j)));
+      continue;
+    }
+    if (kk != GV_HANDLE) return bad("a dict key is %s", kind_name(k));
+    PyObject *o = handle_obj(w->st, gv_get_handle(k)); /* borrowed: read at once */
+    if (!o) return -1;
+    int t = PyTuple_CheckExact(o) && PyTuple_GET_SIZE(o) <= 64;
+    for (Py_ssize_t j = 0; t && j < PyTuple_GET_SIZE(o); j++)
+      t = py_scalar_key(PyTuple_GET_ITEM(o, j));
+    if (t || py_scalar_key(o))
+      return bad("a dict key's object is of type %s, which is no handle", Py_TYPE(o)->tp_name);
+  }
+  if (host != gv_keyset_host_ordered(ks))
+    return bad(host ? "a dict of tuple or object keys is not in the host's order"
+                    : "a dict of scalar keys is in a host's order");
+  const uint32_t *perm = GV__CONT(ks)->perm;
+  if (odict && host && perm)
+    for (size_t i = 0; i < n; i++)
+      if (perm[i] != i) return bad("an OrderedDict's keys are not in insertion order");
+  if (host) { /* its order and its objects: check_host_keysets */
+    PyObject *v = PyLong_FromVoidPtr((void *)((const char *)ks + (odict ? 1 : 0)));
+    r = v ? PyList_Append(w->keysets, v) : -1;
+    Py_XDECREF(v);
+    if (r < 0) return -1;
+  }
+  return 0;
+}
+
+/* The number of fields of a namedtuple or PyStructSequence class, or -1. */
+static Py_ssize_t field_count(gstate *st, PyObject *cls) {
+  PyObject *a = PyObject_GetAttr(cls, st->s_n_sequence_fields);
+  if (a) {
+    Py_ssize_t n = PyLong_CheckExact(a) ? PyLong_AsSsize_t(a) : -1;
+    Py_DECREF(a);
+    return n;
+  }
+  PyErr_Clear();
+  a = PyObject_GetAttr(cls, st->s_fields);
+  if (!a) {
+    PyErr_Clear();
+    return -1;
+  }
+  Py_ssize_t n = PyTuple_CheckExact(a) ? PyTuple_GET_SIZE(a) : -1;
+  Py_DECREF(a);
+  return n;
+}
+
+/* None (not when None is a leaf), a namedtuple or PyStructSequence (a tuple
+ * class, with as many fields as children), or a registered class's node (a
+ * class; its metadata a handle to (metadata, entries), entries None or a
+ * tuple of one per child). No keyed custom nodes. */
+static int check_custom(wcheck *w, const gv_node *n) {
+  const gv_node *ct = gv_meta(n), *name = GV__CONT(ct)->kids[0], *md = GV__CONT(ct)->kids[2];
+  size_t arity = gv_arity(n);
+  if (GV__CONT(ct)->kids[1]) return bad("a custom node with keys");
+  if (name == ctype_name(w->g->none_node)) {
+    if (w->none_is_leaf) return bad("a None node, where None is a leaf");
+    if (arity || md) return bad("a None node with children or metadata");
+    return 0;
+  }
+  if (md && gv_kind(md) != GV_HANDLE) return bad("a custom node's metadata is %s", kind_name(md));
+  PyObject *cls = named(w, name, "class");
+  if (!cls) return -1;
+  int r = 0;
+  if (!PyType_Check(cls)) {
+    r = bad("a custom node's class is %R, not a class", cls);
+  } else if (!md) {
+    Py_ssize_t f = PyType_FastSubclass((PyTypeObject *)cls, Py_TPFLAGS_TUPLE_SUBCLASS)
+                       ? field_count(w->st, cls)
+                       : -1;
+    if (f < 0 && PyErr_Occurred())
+      r = -1;
+    else if (f < 0)
+      r = bad("%R is neither a namedtuple nor a PyStructSequence class", cls);
+    else if ((size_t)f != arity)
+      r = bad("a %R node of %zu children, not %zd", cls, arity, f);
+  } else {
+    PyObject *o = handle_obj(w->st, gv_get_handle(md)); /* borrowed: read at once */
+    if (!o)
+      r = -1;
+    else if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 2)
+      r = bad("a %R node's metadata handle holds an object of type %s, not (metadata, entries)",
+              cls, Py_TYPE(o)->tp_name);
+    else {
+      PyObject *e = PyTuple_GET_ITEM(o, 1);
+      if (e != Py_None && (!PyTuple_Check(e) || (size_t)PyTuple_GET_SIZE(e) != arity))
+        r = bad("a %R node of %zu children has entries %s", cls, arity,
+                PyTuple_Check(e) ? "of another length" : "that are no tuple");
+    }
+  }
+  Py_DECREF(cls);
+  return r;
+}
+
+static int check_value(wcheck *w, const gv_node *n) {
+  unsigned k = gv_kind(n);
+  if (k == GV_STAR) return 0;
+  int r = first(&w->seen, n);
+  if (r <= 0) return r;
+  switch (k) {
+  case GV_LIST:
+  case GV_TUPLE:
+    break;
+  case GV_DICT:
+  case GV_ODICT:
+    if (check_keyset(w, gv_meta(n), k == GV_ODICT) < 0) return -1;
+    break;
+  case GV_DDICT: {
+    if (check_keyset(w, gv_meta(n), 0) < 0) return -1;
+    PyObject *fac = named(w, gv_ddict_factory(n), "default factory");
+    if (!fac) return -1;
+    int ok = fac == Py_None || PyCallable_Check(fac);
+    if (!ok) bad("a defaultdict's factory is %R, which is not callable", fac);
+    Py_DECREF(fac);
+    if (!ok) return -1;
+    break;
+  }
+  case GV_DEQUE: {
+    int64_t ml = gv_deque_maxlen(n);
+    if (ml >= 0 && gv_arity(n) > (uint64_t)ml)
+      return bad("a deque of %zu items with maxlen=%lld", gv_arity(n), (long long)ml);
+    break;
+  }
+  case GV_CUSTOM:
+    if (check_custom(w, n) < 0) return -1;
+    break;
+  default:
+    return bad("%s where the structure has a node", kind_name(n));
+  }
+  for (size_t i = gv_arity(n); i-- > 0;)
+    if (push(w, GV__CONT(n)->kids[i]) < 0) return -1;
+  return 0;
+}
+
+/* A host-ordered keyset's keys are hashable and distinct, as a dict's are,
+ * and (but an OrderedDict's) in the order Python gives them (the package's
+ * key order, which the flatten walk asks too). The keys' __hash__, __eq__
+ * and __lt__ run here. */
+static int check_host_keysets(wcheck *w) {
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(w->keysets); i++) {
+    const char *p = PyLong_AsVoidPtr(PyList_GET_ITEM(w->keysets, i));
+    int odict = (int)((uintptr_t)p & 1);
+    const gv_node *ks = (const gv_node *)(const void *)(p - odict);
+    PyObject *keys = keys_of(w->st, w->g, ks);
+    if (!keys) return -1;
+    PyObject *list = PySequence_List(keys); /* a list of its own: held while code runs */
+    if (!list) return -1;
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    PyObject *set = PySet_New(list);
+    if (!set) {
+      Py_DECREF(list);
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+      PyErr_Clear();
+      return bad("a dict key is not hashable");
+    }
+    Py_ssize_t m = PySet_GET_SIZE(set);
+    Py_DECREF(set);
+    if (m != n) {
+      Py_DECREF(list);
+      return bad("a dict's keys are not distinct");
+    }
+    if (odict) {
+      Py_DECREF(list);
+      continue;
+    }
+    PyObject *ord = w->st->key_order ? PyObject_CallOneArg(w->st->key_order, list) : NULL;
+    Py_DECREF(list);
+    if (!ord) {
+      if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_RuntimeError,
+                        "grove._grove is set up by importing the grove package");
+      return -1;
+    }
+    int same = PyList_CheckExact(ord) && PyList_GET_SIZE(ord) == n;
+    const uint32_t *perm = GV__CONT(ks)->perm;
+    for (Py_ssize_t r = 0; same && r < n; r++) {
+      PyObject *x = PyList_GET_ITEM(ord, r);
+      same =
+          PyLong_CheckExact(x) && PyLong_AsSsize_t(x) == (Py_ssize_t)(perm ? perm[r] : (uint32_t)r);
+    }
+    Py_DECREF(ord);
+    if (PyErr_Occurred()) return -1;
+    if (!same) return bad("a dict's keys are not in the order Python gives them");
+  }
+  return 0;
+}
+
+static int check_decoded(wcheck *w, const gv_node *root, const hmap *hm) {
+  if (push(w, root) < 0) return -1;
+  while (w->n)
+    if (check_value(w, w->stack[--w->n]) < 0) return -1;
+  if (check_host_keysets(w) < 0) return -1;
+  if ((Py_ssize_t)w->names.len != PyDict_GET_SIZE(w->classes))
+    return bad("it carries classes that it does not name");
+  for (size_t i = 0; i < hm->n; i++)
+    if (!hm->p[i].used) return bad("it carries objects for handles that it does not hold");
+  return 0;
+}
+
+/* _spec_from_wire(bytes, handle_map, classes, none_is_leaf, namespace, max_size) -> TreeSpec
+ * handle_map: the payload's handle numbers -> this process's; classes: the payload's
+ * name -> object (the package checked that each object has that name here). max_size
+ * bounds the structure written out (gv_expanded_size; 0: no bound): the encoding shares
+ * repeated subtrees, so a few bytes can describe a structure of 2^63 leaves. */
 PyObject *py_spec_from_wire(PyObject *m, PyObject *args) {
   gstate *st = state_of_module(m);
   Py_buffer buf;
-  PyObject *hm, *ns;
+  PyObject *hm, *classes, *ns;
   int nil;
   unsigned long long max_size = 0;
-  if (!PyArg_ParseTuple(args, "y*O!pU|K", &buf, &PyDict_Type, &hm, &nil, &ns, &max_size))
+  if (!PyArg_ParseTuple(args, "y*O!O!pU|K", &buf, &PyDict_Type, &hm, &PyDict_Type, &classes, &nil,
+                        &ns, &max_size))
     return NULL;
+  hmap map = {NULL, 0, 0};
+  if (hmap_init(&map, hm) < 0) {
+    PyBuffer_Release(&buf);
+    PyMem_Free(map.p);
+    return NULL;
+  }
   gv_arena *tmp = NULL;
   gv_error e;
   gv_status rc = gv_arena_new(NULL, &tmp);
   const gv_node *dec = NULL, *out = NULL;
   if (rc == GV_OK) rc = gv_decode(tmp, buf.buf, (size_t)buf.len, &dec, &e);
   PyBuffer_Release(&buf);
+  PyObject *res = NULL;
   if (rc != GV_OK) {
-    gv_arena_free(tmp);
-    return raise_gv(rc, &e);
+    raise_gv(rc, &e);
+    goto done;
   }
   if (max_size && gv_expanded_size(dec) > max_size) {
     PyErr_Format(PyExc_ValueError,
                  "grove: the encoded structure is %llu nodes and bytes written out, more than "
                  "max_size=%llu",
                  (unsigned long long)gv_expanded_size(dec), max_size);
-    gv_arena_free(tmp);
-    return NULL;
+    goto done;
   }
-  PyObject *res = NULL;
   for (int attempt = 0; attempt < 2; attempt++) {
     GenObject *g = attempt ? (new_gen(st) < 0 ? NULL : st->cur) : cur_gen(st);
     if (!g) break;
-    hmap mp = {hm, 0};
-    rc = gv__copy_map(g->a, dec, map_handle, &mp, &out, &e);
+    Py_INCREF(g); /* the checks below may run Python code, which may drop it */
+    map.bad = 0;
+    for (size_t i = 0; i < map.n; i++)
+      map.p[i].used = 0;
+    rc = gv__copy_map(g->a, dec, map_handle, &map, &out, &e);
     if (rc == GV_OK) {
-      if (mp.bad) {
-        PyErr_SetString(PyExc_ValueError, "grove: the encoding names a handle it does not carry");
-        break;
-      }
-      res = spec_new(st, g, out, nil, ns);
-      break;
-    }
-    if (rc != GV_ENOMEM) {
+      wcheck w = {.st = st, .g = g, .classes = classes, .none_is_leaf = nil};
+      w.keysets = PyList_New(0);
+      if (map.bad)
+        bad("it holds a handle that it carries no object for");
+      else if (w.keysets && check_decoded(&w, out, &map) == 0)
+        res = spec_new(st, g, out, nil, ns);
+      Py_XDECREF(w.keysets);
+      PyMem_Free(w.stack);
+      ps_free(&w.seen);
+      ps_free(&w.names);
+    } else if (rc != GV_ENOMEM) {
+      bad("%s", e.msg); /* a handle of the payload is here one that it holds already */
+    } else if (attempt) {
       raise_gv(rc, &e);
-      break;
     }
-    if (attempt) raise_gv(rc, &e);
+    Py_DECREF(g);
+    if (rc != GV_ENOMEM) break;
   }
+done:
   gv_arena_free(tmp);
+  PyMem_Free(map.p);
   return res;
 }

@@ -50,7 +50,8 @@ typedef struct GenObject {
 
 /* ---- module state ---- */
 #define DEFAULT_LIMIT ((size_t)64 << 20) /* a generation's memory limit until set_memory_limit */
-#define RECYCLE_MIN ((size_t)32 << 10)   /* recycling (op_gen): see below */
+#define DEFAULT_OUTPUT_LIMIT UINT64_C(100000000) /* spec_output.c, until set_output_limit */
+#define RECYCLE_MIN ((size_t)32 << 10)           /* recycling (op_gen): see below */
 #define RECYCLE_FACTOR 64
 typedef struct gstate {
   PyTypeObject *spec_type, *gen_type;
@@ -58,6 +59,7 @@ typedef struct gstate {
   GenObject *gens; /* every live generation (the current one and those still held) */
   Py_ssize_t live_gens;
   size_t limit;
+  uint64_t out_limit; /* repr() and paths() refuse a larger output (0: no limit) */
   uint64_t serial;
   uint64_t generations_made;
   /* recycling (op_gen): a generation that nothing but the module holds, that

@@ -121,46 +121,10 @@ static PyObject *spec_num_leaves(PyObject *self, void *c) {
   return PyLong_FromUnsignedLongLong(gv_num_leaves(((SpecObject *)self)->node));
 }
 
-/* Every node of the tree, leaves and None included (a DAG is counted as a
- * tree: once per path). */
-static Py_ssize_t count_nodes(const gv_node *root) {
-  const gv_node **stack = NULL;
-  size_t n = 0, cap = 0;
-  Py_ssize_t total = 0;
-  const gv_node *cur = root;
-  for (;;) {
-    total++;
-    size_t ar = gv_arity(cur);
-    if (ar) {
-      if (n + ar > cap) {
-        size_t nc = cap ? cap : 64;
-        while (nc < n + ar)
-          nc *= 2;
-        const gv_node **ns = PyMem_Realloc(stack, nc * sizeof *ns);
-        if (!ns) {
-          PyMem_Free(stack);
-          PyErr_NoMemory();
-          return -1;
-        }
-        stack = ns;
-        cap = nc;
-      }
-      for (size_t i = 0; i < ar; i++)
-        stack[n++] = gv_child(cur, i);
-    }
-    if (!n) break;
-    cur = stack[--n];
-  }
-  PyMem_Free(stack);
-  return total;
-}
-
 static PyObject *spec_num_nodes(PyObject *self, void *c) {
   (void)c;
   SpecObject *s = (SpecObject *)self;
   if (s->num_nodes < 0) {
-    /* counting needs a DAG-aware memo to be O(distinct); trees of shared
-     * subtrees are walked as trees, once per TreeSpec */
     s->num_nodes = count_nodes(s->node);
     if (s->num_nodes < 0) return NULL;
   }
@@ -284,121 +248,6 @@ static PyObject *spec_fingerprint(PyObject *self, PyObject *unused) {
   SpecObject *s = (SpecObject *)self;
   if (spec_fp(s) < 0) return NULL;
   return PyBytes_FromStringAndSize((const char *)s->fp, 16);
-}
-
-/* paths() -> the path of every leaf, in leaf order: tuples of entries (the
- * position, the dict key, or a custom node's entry). An explicit stack. */
-typedef struct pframe {
-  const gv_node *n;
-  const gv_node *const *kids;
-  const uint32_t *perm;
-  PyObject *keys; /* borrowed: dict keys (insertion order) or custom entries, or NULL */
-  int dict;
-  size_t i, arity;
-} pframe;
-
-static PyObject *spec_paths(PyObject *self, PyObject *unused) {
-  (void)unused;
-  SpecObject *s = (SpecObject *)self;
-  gstate *st = spec_state(self);
-  PyObject *out = PyList_New(0);
-  if (!out) return NULL;
-  if (gv_kind(s->node) == GV_STAR) {
-    PyObject *e = PyTuple_New(0);
-    if (!e || PyList_Append(out, e) < 0) Py_CLEAR(out);
-    Py_XDECREF(e);
-    return out;
-  }
-  pframe *fr = NULL;
-  PyObject **path = NULL;
-  size_t nfr = 0, cap = 0;
-  const gv_node *push = s->node;
-  for (;;) {
-    if (push) {
-      if (nfr == cap) {
-        size_t nc = cap ? cap * 2 : 32;
-        pframe *nf = PyMem_Realloc(fr, nc * sizeof *nf);
-        PyObject **np = nf ? PyMem_Realloc(path, nc * sizeof *np) : NULL;
-        if (nf) fr = nf;
-        if (!np) {
-          PyErr_NoMemory();
-          goto fail;
-        }
-        path = np;
-        cap = nc;
-      }
-      pframe *f = &fr[nfr];
-      const gv__cont *c = GV__CONT(push);
-      unsigned k = push->kind;
-      f->n = push;
-      f->kids = c->kids;
-      f->perm = (k == GV_DICT || k == GV_DDICT) ? GV__CONT(c->meta)->perm : NULL;
-      f->dict = k == GV_DICT || k == GV_DDICT || k == GV_ODICT;
-      f->keys = NULL;
-      f->i = 0;
-      f->arity = push->arity;
-      if (f->dict) {
-        f->keys = keys_of(st, s->gen, c->meta);
-        if (!f->keys) goto fail;
-      } else if (k == GV_CUSTOM && GV__CONT(c->meta)->kids[2]) {
-        PyObject *md = handle_obj(st, gv_get_handle(GV__CONT(c->meta)->kids[2]));
-        if (!md) goto fail;
-        if (PyTuple_GET_ITEM(md, 1) != Py_None) f->keys = PyTuple_GET_ITEM(md, 1);
-      }
-      path[nfr] = NULL;
-      nfr++;
-      push = NULL;
-    }
-    if (!nfr) break;
-    pframe *f = &fr[nfr - 1];
-    if (f->i == f->arity) {
-      Py_CLEAR(path[nfr - 1]);
-      nfr--;
-      continue;
-    }
-    size_t r = f->i++, ix = f->perm ? f->perm[r] : r;
-    PyObject *e;
-    if (f->keys) {
-      e = PyTuple_GET_ITEM(f->keys, (Py_ssize_t)(f->dict ? ix : r));
-      Py_INCREF(e);
-    } else {
-      e = PyLong_FromSize_t(r);
-      if (!e) goto fail;
-    }
-    Py_XSETREF(path[nfr - 1], e);
-    const gv_node *ch = f->kids[ix];
-    if (gv__is_imm(ch)) { /* a leaf: its path */
-      PyObject *t = tuple_from(path, (Py_ssize_t)nfr);
-      if (!t || PyList_Append(out, t) < 0) {
-        Py_XDECREF(t);
-        goto fail;
-      }
-      /* a tuple of atomic entries cannot be in a cycle: keep it out of the
-       * collector's way (as CPython itself does for such tuples) */
-      int atomic = 1;
-      for (size_t d = 0; d < nfr && atomic; d++) {
-        PyTypeObject *et = Py_TYPE(path[d]);
-        atomic = et == &PyLong_Type || et == &PyUnicode_Type || et == &PyFloat_Type ||
-                 et == &PyBytes_Type || et == &PyBool_Type || path[d] == Py_None;
-      }
-      if (atomic) PyObject_GC_UnTrack(t);
-      Py_DECREF(t);
-    } else if (ch->arity) {
-      push = ch;
-    }
-  }
-  PyMem_Free(fr);
-  PyMem_Free(path);
-  return out;
-fail:
-  while (nfr) {
-    nfr--;
-    Py_XDECREF(path[nfr]);
-  }
-  PyMem_Free(fr);
-  PyMem_Free(path);
-  Py_DECREF(out);
-  return NULL;
 }
 
 /* _info() -> (kind, arity, cls, extra) for the Python-level helpers:
@@ -528,6 +377,7 @@ static PyMethodDef spec_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
+                                   {Py_tp_repr, (void *)spec_repr},
                                    {Py_tp_richcompare, (void *)spec_richcompare},
                                    {Py_tp_hash, (void *)spec_hash},
                                    {Py_tp_getset, (void *)spec_getset},

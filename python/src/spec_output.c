@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: MIT */
+/* spec_output.c -- what a TreeSpec writes out in full: repr() and paths(),
+ * and the output limit that bounds both (set_output_limit).
+ *
+ * A structure shares its repeated subtrees (a list holding one list twice,
+ * 64 times over, is 2^64 leaves in 65 nodes), and from_bytes reads such
+ * structures from a few bytes; a path's length is its depth, so the paths of
+ * a chain are O(depth x leaves). Both outputs are measured before anything is
+ * built -- in O(distinct nodes), with a memo -- and refused with ValueError
+ * over the limit (as the C library's max_output refuses, with GV_ERANGE, the
+ * operations that follow the tree written out). repr is linear in what it
+ * writes: a first pass makes each distinct node's text pieces (the Python
+ * code: key and metadata reprs, class names) and sums the lengths, a second
+ * one copies the pieces into the result, running no Python code. */
+#include "treespec.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------------------
+ * A memo of nodes: node -> (an owned object or NULL, a count)
+ * ------------------------------------------------------------------------- */
+
+typedef struct nm_ent {
+  const gv_node *k;
+  PyObject *obj;
+  uint64_t v;
+} nm_ent;
+typedef struct nmemo {
+  nm_ent *t;
+  size_t cap, len;
+} nmemo;
+
+static size_t nm_slot(const gv_node *k, size_t mask) {
+  uint64_t h = (uint64_t)(uintptr_t)k; /* splitmix64's finalizer: nodes are close together */
+  h = (h ^ (h >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  h = (h ^ (h >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return (size_t)(h ^ (h >> 31)) & mask;
+}
+
+static nm_ent *nm_get(const nmemo *m, const gv_node *k) {
+  if (!m->cap) return NULL;
+  for (size_t i = nm_slot(k, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    if (m->t[i].k == k) return &m->t[i];
+    if (!m->t[i].k) return NULL;
+  }
+}
+
+/* k's entry, added (zeroed) if new; NULL with MemoryError. */
+static nm_ent *nm_put(nmemo *m, const gv_node *k) {
+  if (2 * (m->len + 1) > m->cap) {
+    size_t nc = m->cap ? m->cap * 2 : 64;
+    nm_ent *nt = PyMem_Calloc(nc, sizeof *nt);
+    if (!nt) {
+      PyErr_NoMemory();
+      return NULL;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+      if (!m->t[i].k) continue;
+      size_t j = nm_slot(m->t[i].k, nc - 1);
+      while (nt[j].k)
+        j = (j + 1) & (nc - 1);
+      nt[j] = m->t[i];
+    }
+    PyMem_Free(m->t);
+    m->t = nt;
+    m->cap = nc;
+  }
+  size_t i = nm_slot(k, m->cap - 1);
+  while (m->t[i].k && m->t[i].k != k)
+    i = (i + 1) & (m->cap - 1);
+  if (!m->t[i].k) {
+    m->t[i].k = k;
+    m->len++;
+  }
+  return &m->t[i];
+}
+
+static void nm_free(nmemo *m) {
+  for (size_t i = 0; i < m->cap; i++)
+    Py_XDECREF(m->t[i].obj);
+  PyMem_Free(m->t);
+  m->t = NULL;
+  m->cap = m->len = 0;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ---------------------------------------------------------------------------
+ * The output limit
+ * ------------------------------------------------------------------------- */
+
+PyObject *py_set_output_limit(PyObject *m, PyObject *arg) {
+  gstate *st = state_of_module(m);
+  if (!PyLong_Check(arg)) {
+    PyErr_Format(PyExc_TypeError, "set_output_limit: expected an int, got %R", arg);
+    return NULL;
+  }
+  int over = 0;
+  long long sv = PyLong_AsLongLongAndOverflow(arg, &over);
+  if (sv == -1 && PyErr_Occurred()) return NULL;
+  if (over < 0 || (!over && sv < 0)) {
+    PyErr_SetString(PyExc_ValueError, "set_output_limit: the limit must be >= 0 (0: none)");
+    return NULL;
+  }
+  unsigned long long v = over ? PyLong_AsUnsignedLongLong(arg) : (unsigned long long)sv;
+  if (over && PyErr_Occurred()) return NULL;
+  uint64_t old = st->out_limit;
+  st->out_limit = v;
+  return PyLong_FromUnsignedLongLong(old);
+}
+
+/* 0 when size is within the limit, else -1 with ValueError naming it. */
+static int out_check(gstate *st, const char *what, const char *unit, uint64_t size) {
+  if (!st->out_limit || size <= st->out_limit) return 0;
+  PyErr_Format(PyExc_ValueError,
+               "grove: %s of this TreeSpec would be %s%llu %s, more than the output limit of "
+               "%llu (grove.set_output_limit)",
+               what, size == UINT64_MAX ? "at least " : "", (unsigned long long)size, unit,
+               (unsigned long long)st->out_limit);
+  return -1;
+}
+
+/* A registered class's node's (metadata, entries), borrowed from the handle
+ * table (read it before anything can run), or NULL with an exception. The
+ * flatten walk and from_bytes make it a pair whose entries are None or one
+ * per child; anything else (an object equal to it put in the handle table
+ * first) is refused rather than read out of bounds. */
+static PyObject *custom_meta(gstate *st, const gv_node *n) {
+  PyObject *md = handle_obj(st, gv_get_handle(ctype_meta(n))), *e;
+  if (md && (!PyTuple_Check(md) || PyTuple_GET_SIZE(md) != 2 ||
+             ((e = PyTuple_GET_ITEM(md, 1)) != Py_None &&
+              (!PyTuple_Check(e) || (size_t)PyTuple_GET_SIZE(e) != gv_arity(n))))) {
+    PyErr_Format(PyExc_SystemError,
+                 "grove: a custom node's metadata is a %s, not (metadata, entries)",
+                 Py_TYPE(md)->tp_name);
+    return NULL;
+  }
+  return md;
+}
+
+/* ---------------------------------------------------------------------------
+ * Sizes written out
+ * ------------------------------------------------------------------------- */
+
+/* Sums over the tree written out, in O(distinct nodes): each container's
+ * own weight plus, for every child with leaves (with all children if
+ * !leafy), the child's weight (a leaf: leaf) and its memoized sum below. */
+typedef struct sizer {
+  uint64_t leaf;  /* what a * child adds */
+  int entries;    /* paths: a child adds its number of leaves (one entry in each path below it) */
+  int only_leafy; /* children without leaves add nothing */
+} sizer;
+
+static int tree_sum(const gv_node *root, const sizer *z, uint64_t *out) {
+  typedef struct {
+    const gv_node *n;
+    size_t i;
+    uint64_t sum;
+  } fr;
+  nmemo memo = {NULL, 0, 0};
+  fr *stack = NULL;
+  size_t n = 0, cap = 0;
+  int rc = 0;
+  *out = 0;
+  if (gv_kind(root) == GV_STAR) return 0;
+  if (bgrow((void **)&stack, &cap, 1, sizeof *stack) < 0) return -1;
+  stack[n++] = (fr){root, 0, z->entries ? 0 : 1};
+  while (n) {
+    fr *f = &stack[n - 1];
+    if (f->i < gv_arity(f->n)) {
+      const gv_node *c = GV__CONT(f->n)->kids[f->i++];
+      uint64_t l = gv_num_leaves(c);
+      if (!l && z->only_leafy) continue;
+      if (z->entries) f->sum = sat_add(f->sum, l); /* this entry, in each path below it */
+      if (gv_kind(c) == GV_STAR) {
+        f->sum = sat_add(f->sum, z->leaf);
+        continue;
+      }
+      nm_ent *e = nm_get(&memo, c);
+      if (e) {
+        f->sum = sat_add(f->sum, e->v);
+        continue;
+      }
+      if (bgrow((void **)&stack, &cap, n + 1, sizeof *stack) < 0) goto fail;
+      stack[n++] = (fr){c, 0, z->entries ? 0 : 1};
+      continue;
+    }
+    fr done = *f;
+    n--;
+    nm_ent *e = nm_put(&memo, done.n);
+    if (!e) goto fail;
+    e->v = done.sum;
+    if (n)
+      stack[n - 1].sum = sat_add(stack[n - 1].sum, done.sum);
+    else
+      *out = done.sum;
+  }
+  goto out;
+fail:
+  rc = -1;
+out:
+  PyMem_Free(stack);
+  nm_free(&memo);
+  return rc;
+}
+
+Py_ssize_t count_nodes(const gv_node *root) {
+  static const sizer nodes = {1, 0, 0};
+  uint64_t n = 1;
+  if (gv_kind(root) != GV_STAR && tree_sum(root, &nodes, &n) < 0) return -1;
+  if (n > (uint64_t)PY_SSIZE_T_MAX) {
+    PyErr_SetString(PyExc_OverflowError, "grove: the structure has more than 2^63 - 1 nodes");
+    return -1;
+  }
+  return (Py_ssize_t)n;
+}
+
+/* ---------------------------------------------------------------------------
+ * paths()
+ * ------------------------------------------------------------------------- */
+
+/* paths() -> the path of every leaf, in leaf order: tuples of entries (the
+ * position, the dict key, or a custom node's entry). An explicit stack;
+ * subtrees without leaves are not entered. */
+typedef struct pframe {
+  const gv_node *n;
+  const gv_node *const *kids;
+  const uint32_t *perm;
+  PyObject *keys; /* owned: dict keys (insertion order) or custom entries, or NULL */
+  int dict;
+  size_t i, arity;
+} pframe;
+
+PyObject *spec_paths(PyObject *self, PyObject *unused) {
+  (void)unused;
+  SpecObject *s = (SpecObject *)self;
+  gstate *st = state_of_type(Py_TYPE(self));
+  /* what gv_flatten_with_path counts: the tree written out, plus every
+   * path's entries (bounded by leaves x depth before they are summed) */
+  uint64_t size = gv_expanded_size(s->node), leaves = gv_num_leaves(s->node),
+           depth = gv_depth(s->node);
+  uint64_t entries = leaves && depth > UINT64_MAX / leaves ? UINT64_MAX : leaves * depth;
+  static const sizer path_entries = {0, 1, 1};
+  if (st->out_limit && sat_add(size, entries) > st->out_limit &&
+      tree_sum(s->node, &path_entries, &entries) < 0)
+    return NULL;
+  if (out_check(st, "paths()", "nodes and path entries", sat_add(size, entries)) < 0) return NULL;
+  PyObject *out = PyList_New(0);
+  if (!out) return NULL;
+  if (gv_kind(s->node) == GV_STAR) {
+    PyObject *e = PyTuple_New(0);
+    if (!e || PyList_Append(out, e) < 0) Py_CLEAR(out);
+    Py_XDECREF(e);
+    return out;
+  }
+  pframe *fr = NULL;
+  PyObject **path = NULL;
+  size_t nfr = 0, cap = 0;
+  const gv_node *push = gv_num_leaves(s->node) ? s->node : NULL;
+  for (;;) {
+    if (push) {
+      if (nfr == cap) {
+        size_t nc = cap ? cap * 2 : 32;
+        pframe *nf = PyMem_Realloc(fr, nc * sizeof *nf);
+        PyObject **np = nf ? PyMem_Realloc(path, nc * sizeof *np) : NULL;
+        if (nf) fr = nf;
+        if (!np) {
+          PyErr_NoMemory();
+          goto fail;
+        }
+        path = np;
+        cap = nc;
+      }
+      pframe *f = &fr[nfr];
+      const gv__cont *c = GV__CONT(push);
+      unsigned k = push->kind;
+      f->n = push;
+      f->kids = c->kids;
+      f->perm = (k == GV_DICT || k == GV_DDICT) ? GV__CONT(c->meta)->perm : NULL;
+      f->dict = k == GV_DICT || k == GV_DDICT || k == GV_ODICT;
+      f->keys = NULL;
+      f->i = 0;
+      f->arity = push->arity;
+      path[nfr] = NULL;
+      nfr++;
+      if (f->dict) {
+        f->keys = keys_of(st, s->gen, c->meta);
+        if (!f->keys) goto fail;
+        Py_INCREF(f->keys);
+      } else if (k == GV_CUSTOM && ctype_meta(push)) {
+        PyObject *md = custom_meta(st, push);
+        if (!md) goto fail;
+        if (PyTuple_GET_ITEM(md, 1) != Py_None) {
+          f->keys = PyTuple_GET_ITEM(md, 1);
+          Py_INCREF(f->keys);
+        }
+      }
+      push = NULL;
+    }
+    if (!nfr) break;
+    pframe *f = &fr[nfr - 1];
+    if (f->i == f->arity) {
+      Py_CLEAR(path[nfr - 1]);
+      Py_CLEAR(f->keys);
+      nfr--;
+      continue;
+    }
+    size_t r = f->i++, ix = f->perm ? f->perm[r] : r;
+    const gv_node *ch = f->kids[ix];
+    if (!gv_num_leaves(ch)) continue;
+    PyObject *e;
+    if (f->keys) {
+      e = PyTuple_GET_ITEM(f->keys, (Py_ssize_t)(f->dict ? ix : r));
+      Py_INCREF(e);
+    } else {
+      e = PyLong_FromSize_t(r);
+      if (!e) goto fail;
+    }
+    Py_XSETREF(path[nfr - 1], e);
+    if (gv_kind(ch) == GV_STAR) { /* a leaf: its path */
+      PyObject *t = tuple_from(path, (Py_ssize_t)nfr);
+      if (!t || PyList_Append(out, t) < 0) {
+        Py_XDECREF(t);
+        goto fail;
+      }
+      /* a tuple of atomic entries cannot be in a cycle: keep it out of the
+       * collector's way (as CPython itself does for such tuples) */
+      int atomic = 1;
+      for (size_t d = 0; d < nfr && atomic; d++) {
+        PyTypeObject *et = Py_TYPE(path[d]);
+        atomic = et == &PyLong_Type || et == &PyUnicode_Type || et == &PyFloat_Type ||
+                 et == &PyBytes_Type || et == &PyBool_Type || path[d] == Py_None;
+      }
+      if (atomic) PyObject_GC_UnTrack(t);
+      Py_DECREF(t);
+    } else {
+      push = ch;
+    }
+  }
+  PyMem_Free(fr);
+  PyMem_Free(path);
+  return out;
+fail:
+  while (nfr) {
+    nfr--;
+    Py_XDECREF(path[nfr]);
+    Py_XDECREF(fr[nfr].keys);
+  }
+  PyMem_Free(fr);
+  PyMem_Free(path);
+  Py_DECREF(out);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * repr()
+ *
+ * Each distinct container node gets its pieces, a tuple (open, close, labels)
+ * (labels: one str per child in traversal order -- "'key': ", "field=" -- or
+ * None); the node reads open, then each child preceded by its label (and ", "
+ * after the first), then close: optree's TreeSpec repr.
+ * ------------------------------------------------------------------------- */
+
+static PyObject *getattr_str(PyObject *o, const char *name) {
+  PyObject *a = PyObject_GetAttrString(o, name);
+  if (a && !PyUnicode_Check(a)) {
+    PyErr_Format(PyExc_TypeError, "%R.%s is not a str", o, name);
+    Py_CLEAR(a);
+  }
+  return a;
+}
+
+/* labels[r] = fmt % (the r-th key in traversal order) */
+static PyObject *key_labels(gstate *st, SpecObject *s, const gv_node *n) {
+  PyObject *keys = keys_of(st, s->gen, gv_meta(n));
+  if (!keys) return NULL;
+  Py_INCREF(keys);
+  size_t ar = gv_arity(n);
+  PyObject *labels = PyTuple_New((Py_ssize_t)ar);
+  for (size_t r = 0; labels && r < ar; r++) {
+    size_t ix = gv_kind(n) == GV_ODICT ? r : gv_order_index(n, r);
+    PyObject *l = PyUnicode_FromFormat("%R: ", PyTuple_GET_ITEM(keys, (Py_ssize_t)ix));
+    if (!l)
+      Py_CLEAR(labels);
+    else
+      PyTuple_SET_ITEM(labels, (Py_ssize_t)r, l);
+  }
+  Py_DECREF(keys);
+  return labels;
+}
+
+/* labels[r] = "name=" for the names of fields (a tuple, or NULL: unnamed) */
+static PyObject *field_labels(PyObject *fields, size_t ar) {
+  PyObject *labels = PyTuple_New((Py_ssize_t)ar);
+  for (size_t r = 0; labels && r < ar; r++) {
+    PyObject *l = fields && (Py_ssize_t)r < PyTuple_GET_SIZE(fields)
+                      ? PyUnicode_FromFormat("%S=", PyTuple_GET_ITEM(fields, (Py_ssize_t)r))
+                      : PyUnicode_FromFormat("<unnamed@%zu>=", r);
+    if (!l)
+      Py_CLEAR(labels);
+    else
+      PyTuple_SET_ITEM(labels, (Py_ssize_t)r, l);
+  }
+  return labels;
+}
+
+/* A PyStructSequence's repr prefix: "module." unless built in or __main__. */
+static PyObject *ss_open(PyObject *cls) {
+  PyObject *qn = getattr_str(cls, "__qualname__");
+  if (!qn) return NULL;
+  PyObject *mod = PyObject_GetAttrString(cls, "__module__"), *r = NULL;
+  if (!mod) {
+    PyErr_Clear();
+    mod = Py_None;
+    Py_INCREF(mod);
+  }
+  int plain = mod == Py_None || !PyUnicode_Check(mod) || !PyUnicode_GET_LENGTH(mod) ||
+              !PyUnicode_CompareWithASCIIString(mod, "__main__") ||
+              !PyUnicode_CompareWithASCIIString(mod, "builtins") ||
+              !PyUnicode_CompareWithASCIIString(mod, "__builtins__");
+  r = plain ? PyUnicode_FromFormat("%U(", qn) : PyUnicode_FromFormat("%S.%U(", mod, qn);
+  Py_DECREF(mod);
+  Py_DECREF(qn);
+  return r;
+}
+
+/* The pieces of container n: a new (open, close, labels or None) tuple. May
+ * run Python code (reprs, class attributes). */
+static PyObject *make_pieces(gstate *st, SpecObject *s, const gv_node *n) {
+  PyObject *open = NULL, *labels = NULL, *cls = NULL, *reg = NULL, *a = NULL;
+  const char *close = ")";
+  size_t ar = gv_arity(n);
+  switch (gv_kind(n)) {
+  case GV_LIST:
+    open = PyUnicode_FromString("[");
+    close = "]";
+    break;
+  case GV_TUPLE:
+    open = PyUnicode_FromString("(");
+    close = ar == 1 ? ",)" : ")";
+    break;
+  case GV_DICT:
+    open = PyUnicode_FromString("{");
+    close = "}";
+    labels = key_labels(st, s, n);
+    break;
+  case GV_ODICT:
+    open = PyUnicode_FromString(ar ? "OrderedDict({" : "OrderedDict(");
+    close = ar ? "})" : ")";
+    labels = key_labels(st, s, n);
+    break;
+  case GV_DDICT:
+    if (!(cls = named_obj(st, s->gen, gv_ddict_factory(n)))) return NULL;
+    Py_INCREF(cls);
+    open = PyUnicode_FromFormat("defaultdict(%R, {", cls);
+    close = "})";
+    labels = key_labels(st, s, n);
+    break;
+  case GV_DEQUE: {
+    int64_t ml = gv_deque_maxlen(n);
+    open = PyUnicode_FromString(ar ? "deque([" : "deque(");
+    a = ml < 0 ? PyUnicode_FromString(ar ? "])" : ")")
+               : PyUnicode_FromFormat(ar ? "], maxlen=%lld)" : "maxlen=%lld)", (long long)ml);
+    break;
+  }
+  case GV_CUSTOM: {
+    int kind = custom_info(st, s->gen, n, s->ns, &cls, &reg);
+    if (kind < 0) { /* a registration gone: still describe it */
+      if (!PyErr_ExceptionMatches(PyExc_ValueError)) return NULL;
+      PyErr_Clear();
+      if (!(cls = named_obj(st, s->gen, ctype_name(n)))) return NULL;
+      kind = K_CUSTOM;
+    }
+    if (kind == K_NONE) {
+      open = PyUnicode_FromString("None");
+      close = "";
+      break;
+    }
+    Py_INCREF(cls);
+    if (kind == K_NT) {
+      PyObject *nm = getattr_str(cls, "__name__");
+      PyObject *fields = nm ? PyObject_GetAttrString(cls, "_fields") : NULL;
+      if (fields && !PyTuple_Check(fields)) Py_CLEAR(fields);
+      if (fields) {
+        open = PyUnicode_FromFormat("%U(", nm);
+        labels = open ? field_labels(fields, ar) : NULL;
+      } else if (nm) {
+        PyErr_Format(PyExc_TypeError, "%R._fields is not a tuple", cls);
+      }
+      Py_XDECREF(fields);
+      Py_XDECREF(nm);
+    } else if (kind == K_SS) {
+      PyObject *fields = PyObject_GetAttrString(cls, "__match_args__");
+      if (!fields) PyErr_Clear();
+      if (fields && (!PyTuple_Check(fields) || (size_t)PyTuple_GET_SIZE(fields) != ar))
+        Py_CLEAR(fields);
+      open = ss_open(cls);
+      labels = open ? field_labels(fields, ar) : NULL;
+      Py_XDECREF(fields);
+    } else {
+      PyObject *nm = getattr_str(cls, "__name__"), *md = NULL;
+      if (nm && ctype_meta(n) && (md = custom_meta(st, n))) {
+        PyObject *meta = PyTuple_GET_ITEM(md, 0);
+        Py_INCREF(meta);
+        open = PyUnicode_FromFormat("CustomTreeNode(%U[%R], [", nm, meta);
+        Py_DECREF(meta);
+      } else if (nm && !ctype_meta(n)) {
+        open = PyUnicode_FromFormat("CustomTreeNode(%U[], [", nm);
+      }
+      close = "])";
+      Py_XDECREF(nm);
+    }
+    break;
+  }
+  default:
+    PyErr_SetString(PyExc_SystemError, "grove: not a structure node");
+    return NULL;
+  }
+  if (!a && open) a = PyUnicode_FromString(close);
+  PyObject *r = NULL;
+  if (open && a && (labels || !PyErr_Occurred()))
+    r = PyTuple_Pack(3, open, a, labels ? labels : Py_None);
+  Py_XDECREF(open);
+  Py_XDECREF(a);
+  Py_XDECREF(labels);
+  Py_XDECREF(cls);
+  return r;
+}
+
+/* The pieces of container n (a new reference), shared where they depend on
+ * less than the node: the pieces of lists, tuples and None are the same for
+ * every node, a dict's or OrderedDict's those of its keyset (a chain of
+ * dicts of one key is one keyset). They are kept in memo under their keyset
+ * or a constant (keys that no node has: nodes are 8-byte aligned). */
+static PyObject *pieces_of(gstate *st, SpecObject *s, const gv_node *n, nmemo *memo) {
+  const char *key = NULL;
+  switch (gv_kind(n)) {
+  case GV_LIST:
+    key = (const char *)(uintptr_t)1;
+    break;
+  case GV_TUPLE:
+    key = (const char *)(uintptr_t)(gv_arity(n) == 1 ? 2 : 3);
+    break;
+  case GV_DICT:
+  case GV_ODICT:
+    key = (const char *)gv_meta(n) + (gv_kind(n) == GV_DICT ? 1 : 2);
+    break;
+  case GV_CUSTOM:
+    if (ctype_name(n) == ctype_name(s->gen->none_node)) key = (const char *)(uintptr_t)4;
+    break;
+  default:
+    break;
+  }
+  nm_ent *e = key ? nm_get(memo, (const gv_node *)(const void *)key) : NULL;
+  if (e) {
+    Py_INCREF(e->obj);
+    return e->obj;
+  }
+  PyObject *pc = make_pieces(st, s, n);
+  if (pc && key) {
+    if (!(e = nm_put(memo, (const gv_node *)(const void *)key))) {
+      Py_DECREF(pc);
+      return NULL;
+    }
+    Py_INCREF(pc);
+    e->obj = pc;
+  }
+  return pc;
+}
+
+/* The UTF-8 length of str o (cached in o: later calls do not allocate). */
+static uint64_t u8len(PyObject *o, int *ascii) {
+  Py_ssize_t len = 0;
+  if (!PyUnicode_IS_ASCII(o)) *ascii = 0;
+  if (!PyUnicode_AsUTF8AndSize(o, &len)) return UINT64_MAX;
+  return (uint64_t)len;
+}
+
+typedef struct rframe {
+  const gv_node *n;
+  nm_ent *e; /* pass 2 */
+  size_t i;
+  uint64_t sum; /* pass 1 */
+} rframe;
+
+/* Pass 1: pieces and the length written out of every distinct container
+ * under root, into memo (v: the length). -1 with an exception. */
+static int repr_measure(gstate *st, SpecObject *s, nmemo *memo, int *ascii) {
+  rframe *stack = NULL;
+  size_t n = 0, cap = 0;
+  const gv_node *root = s->node;
+  nm_ent *e = nm_put(memo, root);
+  if (!e || !(e->obj = pieces_of(st, s, root, memo))) goto fail;
+  if (bgrow((void **)&stack, &cap, 1, sizeof *stack) < 0) goto fail;
+  stack[n++] = (rframe){root, NULL, 0, 0};
+  while (n) {
+    rframe *f = &stack[n - 1];
+    size_t ar = gv_arity(f->n);
+    if (f->i < ar) {
+      const gv_node *c = gv__trav_child(f->n, f->i++);
+      if (gv_kind(c) == GV_STAR) {
+        f->sum = sat_add(f->sum, 1);
+        continue;
+      }
+      if ((e = nm_get(memo, c)) && e->obj) {
+        f->sum = sat_add(f->sum, e->v);
+        continue;
+      }
+      /* pieces_of runs Python code: nm_put may move the table, so entries
+       * are looked up again rather than kept */
+      PyObject *pc = pieces_of(st, s, c, memo);
+      if (!pc || !(e = nm_put(memo, c))) {
+        Py_XDECREF(pc);
+        goto fail;
+      }
+      e->obj = pc;
+      if (bgrow((void **)&stack, &cap, n + 1, sizeof *stack) < 0) goto fail;
+      stack[n++] = (rframe){c, NULL, 0, 0};
+      continue;
+    }
+    PyObject *pc = nm_get(memo, f->n)->obj, *labels = PyTuple_GET_ITEM(pc, 2);
+    uint64_t len =
+        sat_add(u8len(PyTuple_GET_ITEM(pc, 0), ascii), u8len(PyTuple_GET_ITEM(pc, 1), ascii));
+    if (ar) len = sat_add(len, 2 * (uint64_t)(ar - 1));
+    for (size_t r = 0; labels != Py_None && r < ar; r++)
+      len = sat_add(len, u8len(PyTuple_GET_ITEM(labels, (Py_ssize_t)r), ascii));
+    if (PyErr_Occurred()) goto fail;
+    len = sat_add(len, f->sum);
+    nm_get(memo, f->n)->v = len;
+    n--;
+    if (n) stack[n - 1].sum = sat_add(stack[n - 1].sum, len);
+  }
+  PyMem_Free(stack);
+  return 0;
+fail:
+  PyMem_Free(stack);
+  return -1;
+}
+
+static char *put(char *p, PyObject *str) {
+  Py_ssize_t len = 0;
+  const char *u = PyUnicode_AsUTF8AndSize(str, &len); /* cached by pass 1 */
+  memcpy(p, u, (size_t)len);
+  return p + len;
+}
+
+/* Pass 2: the text of root into out (exactly its measured length). Runs no
+ * Python code. -1 on no memory. */
+static int repr_write(const gv_node *root, const nmemo *memo, char *out) {
+  rframe *stack = NULL;
+  size_t n = 0, cap = 0;
+  char *p = out;
+  if (bgrow((void **)&stack, &cap, 1, sizeof *stack) < 0) return -1;
+  nm_ent *e = nm_get(memo, root);
+  p = put(p, PyTuple_GET_ITEM(e->obj, 0));
+  stack[n++] = (rframe){root, e, 0, 0};
+  while (n) {
+    rframe *f = &stack[n - 1];
+    PyObject *pc = f->e->obj, *labels = PyTuple_GET_ITEM(pc, 2);
+    if (f->i == gv_arity(f->n)) {
+      p = put(p, PyTuple_GET_ITEM(pc, 1));
+      n--;
+      continue;
+    }
+    size_t r = f->i++;
+    if (r) {
+      *p++ = ',';
+      *p++ = ' ';
+    }
+    if (labels != Py_None) p = put(p, PyTuple_GET_ITEM(labels, (Py_ssize_t)r));
+    const gv_node *c = gv__trav_child(f->n, r);
+    if (gv_kind(c) == GV_STAR) {
+      *p++ = '*';
+      continue;
+    }
+    if (bgrow((void **)&stack, &cap, n + 1, sizeof *stack) < 0) return -1;
+    e = nm_get(memo, c);
+    p = put(p, PyTuple_GET_ITEM(e->obj, 0));
+    stack[n++] = (rframe){c, e, 0, 0};
+  }
+  PyMem_Free(stack);
+  return 0;
+}
+
+PyObject *spec_repr(PyObject *self) {
+  SpecObject *s = (SpecObject *)self;
+  gstate *st = state_of_type(Py_TYPE(self));
+  PyObject *tail =
+      PyUnicode_GET_LENGTH(s->ns)
+          ? PyUnicode_FromFormat("%s, namespace=%R)", s->none_is_leaf ? ", NoneIsLeaf" : "", s->ns)
+          : PyUnicode_FromString(s->none_is_leaf ? ", NoneIsLeaf)" : ")");
+  if (!tail) return NULL;
+  static const char head[] = "TreeSpec(";
+  int ascii = 1;
+  uint64_t body = 1;
+  nmemo memo = {NULL, 0, 0};
+  PyObject *res = NULL;
+  char *buf = NULL;
+  if (gv_kind(s->node) != GV_STAR) {
+    if (repr_measure(st, s, &memo, &ascii) < 0) goto done;
+    body = nm_get(&memo, s->node)->v;
+  }
+  uint64_t total = sat_add(sat_add(body, sizeof head - 1), u8len(tail, &ascii));
+  if (PyErr_Occurred() || out_check(st, "repr()", "characters", total) < 0) goto done;
+  if (total > (uint64_t)PY_SSIZE_T_MAX) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  /* an ASCII text is written straight into the str; any other as UTF-8 */
+  if (ascii) {
+    if (!(res = PyUnicode_New((Py_ssize_t)total, 127))) goto done;
+    buf = (char *)PyUnicode_DATA(res);
+  } else if (!(buf = PyMem_Malloc((size_t)total))) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  memcpy(buf, head, sizeof head - 1);
+  if (gv_kind(s->node) == GV_STAR)
+    buf[sizeof head - 1] = '*';
+  else if (repr_write(s->node, &memo, buf + sizeof head - 1) < 0) {
+    PyErr_NoMemory();
+    Py_CLEAR(res);
+    goto done;
+  }
+  put(buf + total - u8len(tail, &ascii), tail);
+  if (!ascii) res = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)total, "strict");
+done:
+  if (!ascii) PyMem_Free(buf);
+  nm_free(&memo);
+  Py_DECREF(tail);
+  return res;
+}
