@@ -138,7 +138,7 @@
  * on nodes already built while one writer builds in the same arena, as long as the nodes reach
  * those threads with the usual synchronization (a mutex, or a release store
  * and an acquire load) and the writer does not roll back or free past them.
- * The allocator hook must then be thread-safe (the default, mimalloc, is).
+ * The allocator hook must then be thread-safe (the default, mimalloc or malloc, is).
  *
  * Frozen arenas (gv_arena_freeze) are never written again: any number of
  * threads may run readers and node functions on their nodes, call
@@ -256,7 +256,7 @@ typedef struct gv_allocator {
 typedef struct gv_arena_config {
   size_t max_bytes;          /* 0 = unlimited; counts everything the arena owns */
   size_t max_depth;          /* 0 = GV_DEFAULT_MAX_DEPTH */
-  const gv_allocator *alloc; /* NULL = mimalloc; the struct is copied */
+  const gv_allocator *alloc; /* NULL = mimalloc (malloc if built without); copied */
   uint64_t seed;             /* intern-table probing seed (not the stable hash) */
   /* 0 = unlimited. The operations whose work follows the tree written out
    * (shared subtrees once per occurrence) refuse, with GV_ERANGE and before

@@ -9,9 +9,13 @@
 #define GV__POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
 #define GV__UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
-#include <mimalloc.h>
 #define GV__POISON(p, n) ((void)(p), (void)(n))
 #define GV__UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+#if defined(GROVE_SANITIZE) || defined(GROVE_NO_MIMALLOC)
+#define GV__MALLOC 1 /* the default hook is the C library's malloc */
+#else
+#include <mimalloc.h>
 #endif
 
 #define GV__ALIGN 8u
@@ -20,12 +24,14 @@
 #define GV__CHUNK_MAX ((size_t)1 << 20)
 
 /* The default hook. Sanitizer builds use plain malloc so ASan sees every
- * block; others use mimalloc's thread-safe entry points, so an arena may move
- * between threads (one writer at a time). */
+ * block, and so do builds without mimalloc (GROVE_MIMALLOC=OFF: the Python
+ * extension, which gives its generations an allocator of its own); others use
+ * mimalloc's thread-safe entry points. Either way an arena may move between
+ * threads (one writer at a time). */
 static void *gv__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
   (void)ctx;
   (void)old_size;
-#if defined(GROVE_SANITIZE)
+#if defined(GV__MALLOC)
   if (new_size == 0) {
     free(ptr);
     return NULL;
