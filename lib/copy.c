@@ -187,7 +187,9 @@ static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_erro
     }
     size_t base = f->base;
     const gv_node *res;
-    gv_status s = cp_rebuild(c, x, &GV__VEC_AT(&c->vals, const gv_node *, base), &res, err);
+    /* no children pushed yet: vals may still have no buffer (NULL + 0 is undefined) */
+    const gv_node *const *kids = c->vals.p ? &GV__VEC_AT(&c->vals, const gv_node *, base) : NULL;
+    gv_status s = cp_rebuild(c, x, kids, &res, err);
     if (s != GV_OK) return s;
     c->vals.len = base;
     c->stack.len--;
