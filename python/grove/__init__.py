@@ -17,6 +17,8 @@ messages start with the path (``at (0, 'a'): ...``), the TreeSpec class is
 from __future__ import annotations
 
 import collections
+import collections.abc
+import contextlib
 import functools
 import itertools
 import operator
@@ -41,35 +43,39 @@ __version__ = '0.1.0'
 PyTreeSpec = TreeSpec
 PyTreeDef = TreeSpec
 
+# optree 0.20.0's public names (all of them), then grove's own.
 __all__ = [
-    'TreeSpec',
-    'PyTreeSpec',
-    'tree_flatten',
-    'tree_unflatten',
-    'tree_leaves',
-    'tree_structure',
-    'tree_map',
-    'tree_map_with_path',
-    'tree_flatten_with_path',
-    'tree_paths',
-    'tree_is_leaf',
-    'all_leaves',
-    'tree_flatten_one_level',
-    'tree_transpose',
-    'tree_broadcast_prefix',
-    'tree_reduce',
-    'tree_all',
-    'tree_any',
-    'tree_iter',
-    'register_pytree_node',
-    'register_pytree_node_class',
-    'unregister_pytree_node',
-    'canonicalize',
-    'memory_stats',
-    'set_memory_limit',
-    'set_output_limit',
+    'MAX_RECURSION_DEPTH', 'NONE_IS_NODE', 'NONE_IS_LEAF', 'tree_flatten', 'tree_flatten_with_path',
+    'tree_flatten_with_accessor', 'tree_unflatten', 'tree_iter', 'tree_leaves', 'tree_structure',
+    'tree_paths', 'tree_accessors', 'tree_is_leaf', 'all_leaves', 'tree_map', 'tree_map_',
+    'tree_map_with_path', 'tree_map_with_path_', 'tree_map_with_accessor',
+    'tree_map_with_accessor_', 'tree_replace_nones', 'tree_partition', 'tree_transpose',
+    'tree_transpose_map', 'tree_transpose_map_with_path', 'tree_transpose_map_with_accessor',
+    'tree_broadcast_prefix', 'broadcast_prefix', 'tree_broadcast_common', 'broadcast_common',
+    'tree_broadcast_map', 'tree_broadcast_map_with_path', 'tree_broadcast_map_with_accessor',
+    'tree_reduce', 'tree_sum', 'tree_max', 'tree_min', 'tree_all', 'tree_any',
+    'tree_flatten_one_level', 'prefix_errors', 'treespec_paths', 'treespec_accessors',
+    'treespec_entries', 'treespec_entry', 'treespec_children', 'treespec_child',
+    'treespec_one_level', 'treespec_transform', 'treespec_is_leaf', 'treespec_is_strict_leaf',
+    'treespec_is_one_level', 'treespec_is_prefix', 'treespec_is_suffix', 'treespec_leaf',
+    'treespec_none', 'treespec_tuple', 'treespec_list', 'treespec_dict', 'treespec_namedtuple',
+    'treespec_ordereddict', 'treespec_defaultdict', 'treespec_deque', 'treespec_structseq',
+    'treespec_frozendict', 'treespec_from_collection', 'PyTreeEntry', 'GetAttrEntry',
+    'GetItemEntry', 'FlattenedEntry', 'AutoEntry', 'SequenceEntry', 'MappingEntry',
+    'NamedTupleEntry', 'StructSequenceEntry', 'DataclassEntry', 'PyTreeAccessor',
+    'register_pytree_node', 'register_pytree_node_class', 'unregister_pytree_node',
+    'dict_insertion_ordered', 'PyTreeSpec', 'PyTreeDef', 'PyTreeKind', 'PyTree', 'PyTreeTypeVar',
+    'CustomTreeNode', 'FlattenFunc', 'UnflattenFunc', 'is_namedtuple', 'is_namedtuple_class',
+    'is_namedtuple_instance', 'namedtuple_fields', 'is_structseq', 'is_structseq_class',
+    'is_structseq_instance', 'structseq_fields',
+    # grove's own
+    'TreeSpec', 'canonicalize', 'memory_stats', 'set_memory_limit', 'set_output_limit',
     'GLOBAL_NAMESPACE',
 ]
+
+NONE_IS_NODE = False  # the default: None is a node without children
+NONE_IS_LEAF = True
+MAX_RECURSION_DEPTH = 1000  # optree's limit; grove has none for containers (docs/python.md)
 
 # Node kinds as the extension numbers them.
 _LEAF, _NONE, _LIST, _TUPLE, _DICT, _ODICT, _DDICT, _DEQUE, _NT, _SS, _CUSTOM = range(11)
@@ -135,7 +141,10 @@ def _mangle(obj) -> str:
     return out
 
 
-_grove._setup(_REGISTRY, _key_order, _mangle)
+# namespaces ('' for the global one) whose dicts keep insertion order (dict_insertion_ordered)
+_INSERTION_ORDERED: set[str] = set()
+
+_grove._setup(_REGISTRY, _key_order, _mangle, _INSERTION_ORDERED)
 
 
 # ---------------------------------------------------------------------------
@@ -243,9 +252,22 @@ def all_leaves(iterable, is_leaf=None, *, none_is_leaf=False, namespace=''):
         for x in iterable)
 
 
-def tree_iter(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """An iterator over the leaves of tree."""
-    return iter(tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace))
+def tree_iter(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """An iterator over the leaves of tree, walked as it is consumed: is_leaf and the
+    flatten functions run on next(), not at the call (as optree)."""
+    return _iter_leaves(tree, is_leaf, none_is_leaf, namespace)
+
+
+def _iter_leaves(tree, is_leaf, none_is_leaf, namespace):
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        kind = _grove._is_leaf(node, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+        if kind == _LEAF:
+            yield node
+        elif kind != _NONE:
+            stack.extend(reversed(tree_flatten_one_level(
+                node, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)[0]))
 
 
 def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
@@ -317,8 +339,17 @@ def tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=None, *, none_is_leaf=
                     none_is_leaf=none_is_leaf, namespace=namespace)
 
 
-def tree_flatten_one_level(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """(children, metadata, entries, unflatten_func) of tree's root node."""
+FlattenOneLevelOutputEx = collections.namedtuple(
+    'FlattenOneLevelOutputEx', ['children', 'metadata', 'entries', 'unflatten_func'])
+
+
+def tree_flatten_one_level(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """(children, metadata, entries, unflatten_func) of tree's root node, as optree's
+    FlattenOneLevelOutputEx named tuple."""
+    return FlattenOneLevelOutputEx(*_flatten_one_level(tree, is_leaf, none_is_leaf, namespace))
+
+
+def _flatten_one_level(tree, is_leaf, none_is_leaf, namespace):
     if namespace is GLOBAL_NAMESPACE:  # (optree accepts it here)
         namespace = ''
     node_type = type(tree)
@@ -351,14 +382,16 @@ def tree_flatten_one_level(tree, is_leaf=None, *, none_is_leaf=False, namespace=
     if kind in (_LIST, _TUPLE):
         return children, None, tuple(range(len(children))), (
             lambda _m, c: list(c)) if kind == _LIST else (lambda _m, c: tuple(c))
-    if kind in (_DICT, _ODICT):
+    if kind == _ODICT:
         keys = list(extra)
-        ctor = dict if kind == _DICT else collections.OrderedDict
-        return children, keys, tuple(keys), lambda m, c: ctor(zip(m, c))
+        return children, keys, tuple(keys), lambda m, c: collections.OrderedDict(zip(m, c))
+    if kind == _DICT:
+        keys = _DictMetaData(extra, tree.keys())
+        return children, keys, tuple(keys), _dict_unflatten
     if kind == _DDICT:
-        keys = list(extra)
+        keys = _DictMetaData(extra, tree.keys())
         return children, (cls, keys), tuple(keys), (
-            lambda m, c: collections.defaultdict(m[0], zip(m[1], c)))
+            lambda m, c: collections.defaultdict(m[0], _dict_unflatten(m[1], c)))
     if kind == _DEQUE:
         return children, extra, tuple(range(len(children))), (
             lambda m, c: collections.deque(c, maxlen=m))
@@ -514,3 +547,290 @@ TreeSpec.to_bytes = _to_bytes
 TreeSpec.from_bytes = staticmethod(_from_bytes)
 TreeSpec.__reduce__ = _reduce
 TreeSpec.kind = property(lambda self: self._info()[0])
+
+
+# ---------------------------------------------------------------------------
+# optree's API beyond the core (python/grove/_ops.py, _specs.py, accessors.py, typing.py)
+# ---------------------------------------------------------------------------
+
+from grove import _ops, _specs  # noqa: E402
+from grove._ops import *  # noqa: E402,F401,F403
+from grove._specs import (  # noqa: E402,F401
+    treespec_defaultdict,
+    treespec_deque,
+    treespec_dict,
+    treespec_from_collection,
+    treespec_frozendict,
+    treespec_leaf,
+    treespec_list,
+    treespec_namedtuple,
+    treespec_none,
+    treespec_ordereddict,
+    treespec_structseq,
+    treespec_tuple,
+)
+from grove.accessors import (  # noqa: E402,F401
+    AutoEntry,
+    DataclassEntry,
+    FlattenedEntry,
+    GetAttrEntry,
+    GetItemEntry,
+    MappingEntry,
+    NamedTupleEntry,
+    PyTreeAccessor,
+    PyTreeEntry,
+    PyTreeKind,
+    SequenceEntry,
+    StructSequenceEntry,
+)
+from grove.typing import (  # noqa: E402,F401
+    CustomTreeNode,
+    FlattenFunc,
+    PyTree,
+    PyTreeTypeVar,
+    UnflattenFunc,
+    is_namedtuple,
+    is_namedtuple_class,
+    is_namedtuple_instance,
+    is_structseq,
+    is_structseq_class,
+    is_structseq_instance,
+    namedtuple_fields,
+    structseq_fields,
+)
+
+_specs.install()
+
+
+def _check_ns_arg(namespace):
+    if namespace is GLOBAL_NAMESPACE:
+        return ''
+    if not isinstance(namespace, str):
+        raise TypeError(f'The namespace must be a string, got {namespace!r}.')
+    return namespace
+
+
+def treespec_paths(treespec, /):
+    return treespec.paths()
+
+
+def treespec_accessors(treespec, /):
+    return treespec.accessors()
+
+
+def treespec_entries(treespec, /):
+    return treespec.entries()
+
+
+def treespec_entry(treespec, index, /):
+    return treespec.entry(index)
+
+
+def treespec_children(treespec, /):
+    return treespec.children()
+
+
+def treespec_child(treespec, index, /):
+    return treespec.child(index)
+
+
+def treespec_one_level(treespec, /):
+    return treespec.one_level()
+
+
+def treespec_transform(treespec, /, f_node=None, f_leaf=None):
+    return treespec.transform(f_node, f_leaf)
+
+
+def treespec_is_leaf(treespec, /, *, strict=True):
+    return treespec.is_leaf(strict=strict)
+
+
+def treespec_is_strict_leaf(treespec, /):
+    return treespec.is_leaf(strict=True)
+
+
+def treespec_is_one_level(treespec, /):
+    return treespec.is_one_level()
+
+
+def treespec_is_prefix(treespec, other_treespec, /, *, strict=False):
+    return treespec.is_prefix(other_treespec, strict=strict)
+
+
+def treespec_is_suffix(treespec, other_treespec, /, *, strict=False):
+    return treespec.is_suffix(other_treespec, strict=strict)
+
+
+for _f in (treespec_paths, treespec_accessors, treespec_entries, treespec_entry,
+           treespec_children, treespec_child, treespec_one_level, treespec_transform,
+           treespec_is_leaf, treespec_is_strict_leaf, treespec_is_one_level, treespec_is_prefix,
+           treespec_is_suffix):
+    _f.__doc__ = f'treespec.{_f.__name__[len("treespec_"):]}(...) as a function.'
+del _f
+
+
+# ---- dict insertion order ----
+
+
+@contextlib.contextmanager
+def dict_insertion_ordered(mode, /, *, namespace):
+    """Within the block, dicts and defaultdicts flattened in namespace (GLOBAL_NAMESPACE: in
+    every namespace) keep their insertion order (leaves, structure, equality) instead of
+    being sorted by key; mode False turns it off for the block. OrderedDict always keeps it."""
+    ns = _check_namespace(namespace)
+    was = ns in _INSERTION_ORDERED
+    if mode:
+        _INSERTION_ORDERED.add(ns)
+    else:
+        _INSERTION_ORDERED.discard(ns)
+    try:
+        yield
+    finally:
+        if was:
+            _INSERTION_ORDERED.add(ns)
+        else:
+            _INSERTION_ORDERED.discard(ns)
+
+
+def _is_dict_insertion_ordered(namespace='', inherit_global_namespace=True):
+    ns = _check_ns_arg(namespace)
+    return ns in _INSERTION_ORDERED or (inherit_global_namespace and '' in _INSERTION_ORDERED)
+
+
+class _DictMetaData(list):
+    """A dict's metadata from tree_flatten_one_level: the keys in traversal order (a list),
+    and original_keys, the dict's insertion order (a dict of the keys to None), which the
+    unflatten function restores."""
+
+    def __init__(self, keys=(), /, original_keys=None, *, check_keys_consistency=True):
+        super().__init__(keys)
+        if original_keys is None:
+            original = dict.fromkeys(self)
+        else:
+            original = dict.fromkeys(original_keys)
+            if check_keys_consistency:
+                if len(original) != len(self):
+                    raise ValueError('`original_keys` must have the same length as `keys`.')
+                if set(original) != set(self):
+                    raise ValueError('`original_keys` must have the same keys as `keys`.')
+        self.original_keys = original
+
+    def __reduce__(self):
+        return (type(self), (list(self), list(self.original_keys), ),
+                {'original_keys': self.original_keys})
+
+    def __setstate__(self, state):
+        self.original_keys = state['original_keys']
+
+    def __copy__(self):
+        return type(self)(self, self.original_keys, check_keys_consistency=False)
+
+    def __deepcopy__(self, memo):
+        import copy
+        return type(self)(copy.deepcopy(list(self), memo),
+                          copy.deepcopy(list(self.original_keys), memo),
+                          check_keys_consistency=False)
+
+
+def _dict_unflatten(metadata, children):
+    values = dict(zip(metadata, children))
+    order = getattr(metadata, 'original_keys', metadata)
+    return {k: values[k] for k in order}
+
+
+# ---- the registry as optree shows it ----
+
+PyTreeNodeRegistryEntry = collections.namedtuple(
+    'PyTreeNodeRegistryEntry',
+    ['type', 'flatten_func', 'unflatten_func', 'path_entry_type', 'kind', 'namespace'])
+
+
+def _builtin_entries():
+    def seq(kind, ctor, entry):
+        return (lambda x: (x, None), lambda _m, c: ctor(c), entry, kind)
+
+    return {
+        type(None): (lambda x: ((), None), lambda _m, _c: None, PyTreeEntry, PyTreeKind.NONE),
+        tuple: seq(PyTreeKind.TUPLE, tuple, SequenceEntry),
+        list: seq(PyTreeKind.LIST, list, SequenceEntry),
+        dict: (lambda d: (lambda md: ([d[k] for k in md], md, tuple(md)))(
+            _DictMetaData(_key_sorted(d), d)), _dict_unflatten, MappingEntry, PyTreeKind.DICT),
+        collections.OrderedDict: (lambda d: (list(d.values()), list(d), tuple(d)),
+                                  lambda m, c: collections.OrderedDict(zip(m, c)), MappingEntry,
+                                  PyTreeKind.ORDEREDDICT),
+        collections.defaultdict: (
+            lambda d: (lambda md: ([d[k] for k in md], (d.default_factory, md), tuple(md)))(
+                _DictMetaData(_key_sorted(d), d)),
+            lambda m, c: collections.defaultdict(m[0], _dict_unflatten(m[1], c)), MappingEntry,
+            PyTreeKind.DEFAULTDICT),
+        collections.deque: (lambda d: (list(d), d.maxlen),
+                            lambda m, c: collections.deque(c, maxlen=m), SequenceEntry,
+                            PyTreeKind.DEQUE),
+    }
+
+
+def _key_sorted(d):
+    keys = list(d)
+    return [keys[i] for i in _key_order(keys)]
+
+
+def _registry_get(cls=None, /, *, namespace=''):
+    """The registration of cls in namespace (or the global one), or None; without cls, a
+    dict of every class's registration visible from namespace."""
+    ns = _check_ns_arg(namespace)
+    builtins = _builtin_entries()
+
+    def entry(c, where):
+        if where is None:
+            f, u, p, k = builtins[c]
+            return PyTreeNodeRegistryEntry(c, f, u, p, k, '')
+        _, f, u, p = _REGISTRY[where][c]
+        return PyTreeNodeRegistryEntry(c, f, u, p or AutoEntry, PyTreeKind.CUSTOM, where)
+
+    if cls is None:
+        out = {c: entry(c, None) for c in builtins}
+        out.update({c: entry(c, '') for c in _REGISTRY['']})
+        if ns:
+            out.update({c: entry(c, ns) for c in _REGISTRY.get(ns, {})})
+        return out
+    if ns and cls in _REGISTRY.get(ns, {}):
+        return entry(cls, ns)
+    if cls in _REGISTRY['']:
+        return entry(cls, '')
+    if cls in builtins:
+        return entry(cls, None)
+    return None
+
+
+register_pytree_node.get = _registry_get
+
+
+def _registry_size(namespace=None):
+    n = 8 + len(_REGISTRY[''])
+    if namespace:
+        n += len(_REGISTRY.get(namespace, {}))
+    return n
+
+
+class _RegistryView(collections.abc.Mapping):
+    """The global registry as optree's test helpers count it: built-ins, the namedtuple and
+    PyStructSequence markers, then the global namespace's classes."""
+
+    def _keys(self):
+        return [*_builtin_entries(), collections.namedtuple, 'structseq', *_REGISTRY['']]
+
+    def __getitem__(self, key):
+        if key in self._keys():
+            return key
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(self._keys())
+
+    def __len__(self):
+        return len(self._keys())
+
+
+def _global_registry_view():
+    return _RegistryView()

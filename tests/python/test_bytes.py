@@ -204,7 +204,7 @@ def test_none_nodes():
     nt = w.str_('NoneType')
     w.custom(w.ctype(nt), [])
     none_spec = grove.TreeSpec.from_bytes(payload(w.encode()))
-    assert none_spec == grove.tree_structure(None) and repr(none_spec) == 'TreeSpec(None)'
+    assert none_spec == grove.tree_structure(None) and repr(none_spec) == 'PyTreeSpec(None)'
     refused(payload(w.encode(), none_is_leaf=True), 'a None node, where None is a leaf')
     w = Wire()
     nt, s = w.str_('NoneType'), w.star()
@@ -429,7 +429,7 @@ def test_h4_a_small_blob_of_a_huge_structure():
     spec = grove.TreeSpec.from_bytes(data)  # 2^26 nodes written out: under max_size
     assert spec.num_leaves == 2 ** 25 and spec.num_nodes == 2 ** 26 - 1
     # repr: 2^25 stars, 2^25 - 1 lists of "[", "]" and ", " (optree writes the same)
-    with pytest.raises(ValueError, match=r'repr\(\) of this TreeSpec would be 167772166 characters, '
+    with pytest.raises(ValueError, match=r'repr\(\) of this TreeSpec would be 167772168 characters, '
                        r'more than the output limit of 100000000 \(grove.set_output_limit\)'):
         repr(spec)
     # paths: the nodes written out and 25 entries for each of the 2^25 leaves

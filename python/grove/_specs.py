@@ -1,0 +1,326 @@
+# SPDX-License-Identifier: MIT
+"""TreeSpec's structural functions written in Python: the treespec_* constructors, one_level,
+transform, accessors, traverse / walk, prefix ordering (<, <=, >, >=), and the kinds as
+optree's PyTreeKind. Specs are put together by building an object of markers and taking its
+structure (grove's structures are interned, so the result is the same node flattening the
+real object would give)."""
+
+from __future__ import annotations
+
+import collections
+import operator
+
+from grove import _grove
+from grove._grove import TreeSpec, tree_structure
+from grove.accessors import (
+    AutoEntry,
+    MappingEntry,
+    NamedTupleEntry,
+    PyTreeAccessor,
+    PyTreeKind,
+    SequenceEntry,
+    StructSequenceEntry,
+)
+
+# grove's kind numbers (the extension's) -> optree's
+_KINDS = (PyTreeKind.LEAF, PyTreeKind.NONE, PyTreeKind.LIST, PyTreeKind.TUPLE, PyTreeKind.DICT,
+          PyTreeKind.ORDEREDDICT, PyTreeKind.DEFAULTDICT, PyTreeKind.DEQUE,
+          PyTreeKind.NAMEDTUPLE, PyTreeKind.STRUCTSEQUENCE, PyTreeKind.CUSTOM)
+
+_ENTRY_TYPES = {
+    PyTreeKind.TUPLE: SequenceEntry, PyTreeKind.LIST: SequenceEntry,
+    PyTreeKind.DEQUE: SequenceEntry, PyTreeKind.DICT: MappingEntry,
+    PyTreeKind.ORDEREDDICT: MappingEntry, PyTreeKind.DEFAULTDICT: MappingEntry,
+    PyTreeKind.NAMEDTUPLE: NamedTupleEntry, PyTreeKind.STRUCTSEQUENCE: StructSequenceEntry,
+}
+
+
+class _Mark:
+    """A placeholder leaf while a structure is put together."""
+
+    __slots__ = ()
+
+
+def _is_mark(x):
+    return type(x) is _Mark
+
+
+def _kind(spec):
+    return _KINDS[spec._info()[0]]
+
+
+def _marks(n):
+    return [_Mark() for _ in range(n)]
+
+
+def _registration(spec):
+    from grove import _REGISTRY
+    cls = spec.type
+    ns = spec.namespace
+    return (_REGISTRY.get(ns, {}).get(cls) if ns else None) or _REGISTRY[''].get(cls)
+
+
+def _check_children(children, none_is_leaf, namespace):
+    """The namespace the children agree on (optree's rules: the same none_is_leaf; at most one
+    non-empty namespace besides the one given)."""
+    for c in children:
+        if not isinstance(c, TreeSpec):
+            raise TypeError(f'Expected a(n) PyTreeSpec, got {c!r}.')
+        if c.none_is_leaf != none_is_leaf:
+            if none_is_leaf:
+                raise ValueError('Expected treespec(s) with `node_is_leaf=True`.')
+            raise ValueError('Expected treespec(s) with `node_is_leaf=False`.')
+        if c.namespace:
+            if namespace and c.namespace != namespace:
+                raise ValueError(f'Expected treespecs with the same namespace, got '
+                                 f'{namespace!r} vs. {c.namespace!r}.')
+            namespace = c.namespace
+    return namespace
+
+
+def _graft(top, children, none_is_leaf, namespace):
+    """The structure of top (a one-level structure, or None for an object) with its leaves
+    replaced by children's structures."""
+    namespace = _check_children(children, none_is_leaf, namespace)
+    subtrees = [c.unflatten(_marks(c.num_leaves)) for c in children]
+    obj = top.unflatten(subtrees)
+    return tree_structure(obj, _is_mark, none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace=''):
+    """The structure of collection whose items are structures (one level of collection,
+    each child replaced by its structure)."""
+    from grove import _check_ns_arg
+    namespace = _check_ns_arg(namespace)
+    top = tree_structure(collection, lambda x: x is not collection, none_is_leaf=none_is_leaf,
+                         namespace=namespace)
+    if top.is_leaf():
+        if isinstance(collection, TreeSpec):
+            return collection
+        raise ValueError(f'Expected a collection of PyTreeSpec, got {collection!r}.')
+    children = top.flatten_up_to(collection)
+    return _graft(top, children, none_is_leaf, namespace)
+
+
+def treespec_leaf(*, none_is_leaf=False, namespace=''):
+    """The structure of a single leaf."""
+    return tree_structure(_Mark(), none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def treespec_none(*, none_is_leaf=False, namespace=''):
+    """The structure of None (a leaf when none_is_leaf)."""
+    return tree_structure(None, none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def treespec_tuple(iterable=(), /, *, none_is_leaf=False, namespace=''):
+    """A tuple of the given structures."""
+    return treespec_from_collection(tuple(iterable), none_is_leaf=none_is_leaf,
+                                    namespace=namespace)
+
+
+def treespec_list(iterable=(), /, *, none_is_leaf=False, namespace=''):
+    """A list of the given structures."""
+    return treespec_from_collection(list(iterable), none_is_leaf=none_is_leaf,
+                                    namespace=namespace)
+
+
+def treespec_dict(mapping=(), /, *, none_is_leaf=False, namespace='', **kwargs):
+    """A dict of the given structures."""
+    return treespec_from_collection(dict(mapping, **kwargs), none_is_leaf=none_is_leaf,
+                                    namespace=namespace)
+
+
+def treespec_ordereddict(mapping=(), /, *, none_is_leaf=False, namespace='', **kwargs):
+    """An OrderedDict of the given structures."""
+    return treespec_from_collection(collections.OrderedDict(mapping, **kwargs),
+                                    none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def treespec_defaultdict(default_factory=None, mapping=(), /, *, none_is_leaf=False,
+                         namespace='', **kwargs):
+    """A defaultdict (of default_factory) of the given structures."""
+    return treespec_from_collection(
+        collections.defaultdict(default_factory, mapping, **kwargs), none_is_leaf=none_is_leaf,
+        namespace=namespace)
+
+
+def treespec_deque(iterable=(), /, maxlen=None, *, none_is_leaf=False, namespace=''):
+    """A deque (of maxlen) of the given structures."""
+    return treespec_from_collection(collections.deque(iterable, maxlen=maxlen),
+                                    none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def treespec_namedtuple(namedtuple, /, *, none_is_leaf=False, namespace=''):
+    """A namedtuple instance of structures, as a structure."""
+    from grove.typing import is_namedtuple_instance
+    if not is_namedtuple_instance(namedtuple):
+        raise ValueError(f'Expected a namedtuple of PyTreeSpec(s), got {namedtuple!r}.')
+    return treespec_from_collection(namedtuple, none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def treespec_structseq(structseq, /, *, none_is_leaf=False, namespace=''):
+    """A PyStructSequence instance of structures, as a structure."""
+    from grove.typing import is_structseq_instance
+    if not is_structseq_instance(structseq):
+        raise ValueError(f'Expected a PyStructSequence of PyTreeSpec(s), got {structseq!r}.')
+    return treespec_from_collection(structseq, none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def treespec_frozendict(mapping=(), /, *, none_is_leaf=False, namespace='', **kwargs):
+    """optree's frozendict structure (Python 3.15's frozendict): not on this Python."""
+    raise NotImplementedError('frozendict is a node type on Python 3.15 and later only.')
+
+
+# ---- TreeSpec methods ----
+
+
+def one_level(self, /):
+    """The root node with its children replaced by leaves (None for a leaf)."""
+    if self.is_leaf():
+        return None
+    obj = self.unflatten(_marks(self.num_leaves))
+    return tree_structure(obj, lambda x: x is not obj, none_is_leaf=self.none_is_leaf,
+                          namespace=self.namespace)
+
+
+def is_one_level(self, /):
+    """Whether the root is a node whose children are all leaves."""
+    return not self.is_leaf() and all(c.is_leaf() for c in self.children())
+
+
+def transform(self, /, f_node=None, f_leaf=None):
+    """A new structure: every leaf replaced by f_leaf(leaf), every node's one-level
+    structure by f_node(one_level) (which must keep its number of children)."""
+    def go(spec):
+        if spec.is_leaf():
+            return f_leaf(spec) if f_leaf is not None else spec
+        children = [go(c) for c in spec.children()]
+        top = one_level(spec)
+        if f_node is not None:
+            new = f_node(top)
+            if not isinstance(new, TreeSpec):
+                raise TypeError(f'Expected the PyTreeSpec transform function returns a '
+                                f'PyTreeSpec, got {new!r} (input: {top}).')
+            if new.num_leaves != len(children):
+                raise ValueError(f'Expected the PyTreeSpec transform function returns a '
+                                 f'PyTreeSpec with the same number of leaves as the input '
+                                 f'({len(children)}), got {new} (input: {top}).')
+            top = new
+        return _graft(top, children, self.none_is_leaf, self.namespace)
+
+    return go(self)
+
+
+def accessors(self, /):
+    """The accessor of every leaf, in leaf order."""
+    out = []
+    stack = [(self, ())]
+    while stack:
+        spec, path = stack.pop()
+        if spec.is_leaf():
+            out.append(PyTreeAccessor(path))
+            continue
+        kind = _kind(spec)
+        if kind == PyTreeKind.NONE:
+            continue
+        node_type = spec.type
+        if kind == PyTreeKind.CUSTOM:
+            reg = _registration(spec)
+            entry_type = (reg[3] if reg is not None else None) or AutoEntry
+        else:
+            entry_type = _ENTRY_TYPES[kind]
+        steps = [entry_type(e, node_type, kind) for e in spec.entries()]
+        stack.extend((c, path + (s,)) for s, c in reversed(list(zip(steps, spec.children()))))
+    return out
+
+
+def entry(self, index, /):
+    """The entry of the root's child index."""
+    entries = self.entries()
+    index = operator.index(index)
+    if not -len(entries) <= index < len(entries):
+        raise IndexError(f'The index exceeds the number of children of the node: {index}.')
+    return entries[index]
+
+
+def traverse(self, leaves, /, f_node=None, f_leaf=None):
+    """Rebuild bottom-up from leaves: f_leaf on each leaf, then f_node on each node object
+    made of its children's results (without f_node: the object itself)."""
+    leaves = list(leaves)
+    if f_leaf is not None:
+        leaves = [f_leaf(x) for x in leaves]
+    if f_node is None:
+        return self.unflatten(leaves)
+    it = iter(leaves)
+
+    def go(spec):
+        if spec.is_leaf():
+            return next(it)
+        kids = [go(c) for c in spec.children()]
+        return f_node(one_level(spec).unflatten(kids))
+
+    return go(self)
+
+
+def walk(self, leaves, /, f_node=None, f_leaf=None):
+    """Like traverse, but f_node gets (node type, node data, children's results)."""
+    leaves = list(leaves)
+    if f_leaf is not None:
+        leaves = [f_leaf(x) for x in leaves]
+    if f_node is None:
+        return self.unflatten(leaves)
+    it = iter(leaves)
+
+    def go(spec):
+        if spec.is_leaf():
+            return next(it)
+        kids = tuple(go(c) for c in spec.children())
+        return f_node(spec.type, _node_data(spec), kids)
+
+    return go(self)
+
+
+def _node_data(spec):
+    kind, _, cls, extra = spec._info()
+    pk = _KINDS[kind]
+    if pk in (PyTreeKind.DICT, PyTreeKind.ORDEREDDICT):
+        return list(extra)
+    if pk == PyTreeKind.DEFAULTDICT:
+        return (cls, list(extra))
+    if pk == PyTreeKind.DEQUE:
+        return extra
+    if pk in (PyTreeKind.NAMEDTUPLE, PyTreeKind.STRUCTSEQUENCE):
+        return spec.type
+    if pk == PyTreeKind.CUSTOM and extra is not None:
+        return extra[0]
+    return None
+
+
+def _order(a, b):
+    if not isinstance(b, TreeSpec):
+        return NotImplemented
+    return a.is_prefix(b, strict=False)
+
+
+def install():
+    """Puts the methods on TreeSpec."""
+    TreeSpec.one_level = one_level
+    TreeSpec.is_one_level = is_one_level
+    TreeSpec.transform = transform
+    TreeSpec.accessors = accessors
+    TreeSpec.entry = entry
+    TreeSpec.traverse = traverse
+    TreeSpec.walk = walk
+    TreeSpec.__len__ = lambda self: self.num_leaves
+    TreeSpec.__lt__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
+        a.is_prefix(b, strict=True))
+    TreeSpec.__le__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
+        a.is_prefix(b))
+    TreeSpec.__gt__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
+        a.is_suffix(b, strict=True))
+    TreeSpec.__ge__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
+        a.is_suffix(b))
+    TreeSpec.kind = property(_kind)
+
+
+_ = _grove

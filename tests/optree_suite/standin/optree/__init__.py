@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+"""A strict stand-in module `optree`: grove's public names and nothing else.
+
+What a user gets from `import grove as optree`, as a module named `optree` so that code written
+for optree (optree's own test suite, torch's `_cxx_pytree`) runs on grove unchanged. Only names
+in grove's `__all__` are here; a name grove lacks raises AttributeError / ImportError, nothing
+falls back to the real optree. `optree.X` for a submodule is `grove.X` (the finder below).
+
+Three modules are not grove's: `optree._C`, `optree.ops` and `optree.registry` (this folder)
+carry only the few internals that optree's test helpers import at start-up
+(tests/optree_suite/README.md lists each name and why).
+"""
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+import grove as _grove
+
+__all__ = list(_grove.__all__)
+globals().update({_name: getattr(_grove, _name) for _name in __all__})
+__version__ = _grove.__version__
+
+_OWN = {'optree._C', 'optree.ops', 'optree.registry'}
+
+
+class _GroveSubmodules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """optree.X.Y imports as grove.X.Y (the same module object)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith('optree.') or fullname in _OWN:
+            return None
+        target_name = 'grove.' + fullname[len('optree.'):]
+        try:
+            found = importlib.util.find_spec(target_name)
+        except ModuleNotFoundError:
+            return None
+        if found is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        return importlib.import_module('grove.' + spec.name[len('optree.'):])
+
+    def exec_module(self, module):
+        pass
+
+
+sys.meta_path.insert(0, _GroveSubmodules())
