@@ -19,10 +19,12 @@ from __future__ import annotations
 import collections
 import collections.abc
 import contextlib
-import functools
+import functools as _functools
 import itertools
 import operator
 import pickle
+import typing
+import warnings
 
 from grove import _grove
 from grove._grove import (
@@ -177,6 +179,14 @@ def register_pytree_node(cls, flatten_func, unflatten_func, *, path_entry_type=N
     ns = _check_namespace(namespace)
     if cls in _BUILTIN_NODE_TYPES:
         raise ValueError(f'PyTree type {cls!r} is a built-in type and cannot be re-registered.')
+    if path_entry_type is not None and not (isinstance(path_entry_type, type)
+                                            and issubclass(path_entry_type, PyTreeEntry)):
+        raise TypeError(f'Expected a subclass of PyTreeEntry, got {path_entry_type!r}.')
+    if _is_namedtuple_class(cls):
+        warnings.warn(f'PyTree type {cls!r} is a subclass of `collections.namedtuple`, '
+                      'which is already registered in the global namespace. '
+                      'Override it with custom flatten/unflatten functions.',
+                      category=UserWarning, stacklevel=2)
     table = _REGISTRY.setdefault(ns, {})
     if cls in table:
         where = 'the global namespace' if ns == '' else f'namespace {ns!r}'
@@ -215,6 +225,8 @@ def register_pytree_node_class(cls=None, *, path_entry_type=None, namespace=None
     else:
         raise TypeError(f'{cls!r} must define both `__tree_flatten__` and `__tree_unflatten__` '
                         'methods for registration as a pytree node.')
+    if path_entry_type is None:
+        path_entry_type = getattr(cls, 'TREE_PATH_ENTRY_TYPE', None)
     return register_pytree_node(cls, flatten, unflatten, path_entry_type=path_entry_type,
                                 namespace=namespace)
 
@@ -292,8 +304,8 @@ def tree_reduce(func, tree, initial=_MISSING, *, is_leaf=None, none_is_leaf=Fals
     """functools.reduce over the leaves."""
     leaves = tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     if initial is _MISSING:
-        return functools.reduce(func, leaves)
-    return functools.reduce(func, leaves, initial)
+        return _functools.reduce(func, leaves)
+    return _functools.reduce(func, leaves, initial)
 
 
 def tree_all(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
@@ -339,14 +351,31 @@ def tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=None, *, none_is_leaf=
                     none_is_leaf=none_is_leaf, namespace=namespace)
 
 
-FlattenOneLevelOutputEx = collections.namedtuple(
-    'FlattenOneLevelOutputEx', ['children', 'metadata', 'entries', 'unflatten_func'])
+class FlattenOneLevelOutput(typing.NamedTuple):
+    """tree_flatten_one_level's result."""
+
+    children: list
+    metadata: typing.Any
+    entries: tuple
+    unflatten_func: typing.Callable
+
+
+class FlattenOneLevelOutputEx(FlattenOneLevelOutput):
+    """FlattenOneLevelOutput, plus the node's type, path_entry_type and kind (attributes)."""
 
 
 def tree_flatten_one_level(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
     """(children, metadata, entries, unflatten_func) of tree's root node, as optree's
     FlattenOneLevelOutputEx named tuple."""
-    return FlattenOneLevelOutputEx(*_flatten_one_level(tree, is_leaf, none_is_leaf, namespace))
+    out = FlattenOneLevelOutputEx(*_flatten_one_level(tree, is_leaf, none_is_leaf, namespace))
+    out.type = type(tree)
+    out.kind = _specs._KINDS[_grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf,
+                                             namespace=namespace)]
+    if out.kind == PyTreeKind.CUSTOM:
+        out.path_entry_type = _registry_get(out.type, namespace=namespace).path_entry_type
+    else:
+        out.path_entry_type = _specs._ENTRY_TYPES.get(out.kind, PyTreeEntry)
+    return out
 
 
 def _flatten_one_level(tree, is_leaf, none_is_leaf, namespace):
@@ -378,7 +407,7 @@ def _flatten_one_level(tree, is_leaf, none_is_leaf, namespace):
     children = spec.flatten_up_to(tree)
     k, _, cls, extra = spec._info()
     if kind == _NONE:
-        return [], None, (), lambda _m, _c: None
+        return [], None, (), _none_unflatten
     if kind in (_LIST, _TUPLE):
         return children, None, tuple(range(len(children))), (
             lambda _m, c: list(c)) if kind == _LIST else (lambda _m, c: tuple(c))
@@ -600,6 +629,17 @@ from grove.typing import (  # noqa: E402,F401
 )
 
 _specs.install()
+_is_namedtuple_class = is_namedtuple_class
+# optree's submodules, imported with the package as optree's are (grove.functools registers
+# grove.functools.partial, as optree does; grove.integrations imports its libraries lazily)
+import grove.accessors  # noqa: E402
+import grove.dataclasses  # noqa: E402
+import grove.functools  # noqa: E402
+import grove.integrations  # noqa: E402
+import grove.treespec  # noqa: E402
+import grove.typing  # noqa: E402
+import grove.utils  # noqa: E402,F401
+
 
 
 def _check_ns_arg(namespace):
@@ -733,6 +773,11 @@ class _DictMetaData(list):
                           check_keys_consistency=False)
 
 
+def _none_unflatten(_metadata, children):
+    if any(True for _ in children):
+        raise ValueError('Expected no children.')
+
+
 def _dict_unflatten(metadata, children):
     values = dict(zip(metadata, children))
     order = getattr(metadata, 'original_keys', metadata)
@@ -751,7 +796,7 @@ def _builtin_entries():
         return (lambda x: (x, None), lambda _m, c: ctor(c), entry, kind)
 
     return {
-        type(None): (lambda x: ((), None), lambda _m, _c: None, PyTreeEntry, PyTreeKind.NONE),
+        type(None): (lambda x: ((), None), _none_unflatten, PyTreeEntry, PyTreeKind.NONE),
         tuple: seq(PyTreeKind.TUPLE, tuple, SequenceEntry),
         list: seq(PyTreeKind.LIST, list, SequenceEntry),
         dict: (lambda d: (lambda md: ([d[k] for k in md], md, tuple(md)))(
@@ -807,7 +852,7 @@ register_pytree_node.get = _registry_get
 
 
 def _registry_size(namespace=None):
-    n = 8 + len(_REGISTRY[''])
+    n = 7 + len(_REGISTRY[''])  # NoneType, tuple, list, dict, OrderedDict, defaultdict, deque
     if namespace:
         n += len(_REGISTRY.get(namespace, {}))
     return n
@@ -821,9 +866,10 @@ class _RegistryView(collections.abc.Mapping):
         return [*_builtin_entries(), collections.namedtuple, 'structseq', *_REGISTRY['']]
 
     def __getitem__(self, key):
-        if key in self._keys():
-            return key
-        raise KeyError(key)
+        if key not in self._keys():
+            raise KeyError(key)
+        return _registry_get(key) if isinstance(key, type) else PyTreeNodeRegistryEntry(
+            key, None, None, PyTreeEntry, PyTreeKind.CUSTOM, '')
 
     def __iter__(self):
         return iter(self._keys())

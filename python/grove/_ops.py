@@ -5,8 +5,9 @@ prefix_errors. The hot paths (flatten, unflatten, tree_map, flatten_up_to) stay 
 
 from __future__ import annotations
 
-import functools
-import itertools
+import collections
+import difflib
+import textwrap
 
 from grove._grove import tree_flatten, tree_map, tree_structure
 
@@ -143,12 +144,6 @@ def _common(tree, other_tree, is_leaf, none_is_leaf, namespace):
     from grove import _is_prefix
     a = tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     b = tree_structure(other_tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
-    mark = object()
-
-    def widen(x, y):
-        """The wider of two subtrees at one place, or a leaf marker if either is a leaf."""
-        return y
-
     from grove import tree_broadcast_prefix
     if _is_prefix(a, b):
         return tree_broadcast_prefix(tree, other_tree, is_leaf, none_is_leaf=none_is_leaf,
@@ -156,7 +151,6 @@ def _common(tree, other_tree, is_leaf, none_is_leaf, namespace):
     if _is_prefix(b, a):
         return tree, tree_broadcast_prefix(other_tree, tree, is_leaf, none_is_leaf=none_is_leaf,
                                            namespace=namespace)
-    del widen, mark
     # neither is a prefix of the other: broadcast node by node
     one_a = a.one_level() if not a.is_leaf() else None
     one_b = b.one_level() if not b.is_leaf() else None
@@ -247,38 +241,77 @@ def tree_min(tree, /, *, default=_MISSING, key=None, is_leaf=None, none_is_leaf=
 def prefix_errors(prefix_tree, full_tree, /, is_leaf=None, *, none_is_leaf=False,
                   namespace=''):
     """Where prefix_tree is not a prefix of full_tree: a list of functions, each taking a
-    name and returning the ValueError that describes one place."""
+    name and returning the ValueError that describes one place (the first disagreement on
+    each path: the node types, a dict's keys, the number of children, the metadata)."""
+    from grove import PyTreeAccessor, tree_flatten_one_level, tree_is_leaf
+    from grove.utils import total_order_sorted
+    kw = {'none_is_leaf': none_is_leaf, 'namespace': namespace}
+    dicts = (dict, collections.OrderedDict, collections.defaultdict)
     errors = []
-    stack = [((), prefix_tree, full_tree)]
+    stack = [(PyTreeAccessor(), prefix_tree, full_tree)]
     while stack:
-        path, p, f = stack.pop()
-        ps = tree_structure(p, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
-        if ps.is_leaf():
+        where, p, f = stack.pop()
+        if tree_is_leaf(p, is_leaf, **kw):
             continue
-        fs = tree_structure(f, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
-        one_p = ps.one_level()
-        one_f = fs.one_level() if not fs.is_leaf() else None
-        if one_f is None or one_p.type is not one_f.type:
-            errors.append(functools.partial(_mismatch, path, f'pytree structure type '
-                                            f'{one_p.type!r} vs {fs.type!r}'))
+        pt, ft = type(p), type(f)
+        both_dicts = pt in dicts and ft in dicts
+        head = _Where(where)
+        if pt is not ft and not both_dicts:
+            errors.append(head.error('different types', f'has a subtree of type\n    {pt}\n'
+                                     'but at the same key path the full pytree has a subtree '
+                                     f'of different type\n    {ft}.'))
             continue
-        if one_p.num_children != one_f.num_children or one_p != one_f:
-            if set(one_p.entries()) != set(one_f.entries()) or one_p.kind != one_f.kind:
-                errors.append(functools.partial(_mismatch, path, f'pytree structure '
-                                                f'{one_p} vs {one_f}'))
+        pout = tree_flatten_one_level(p, **kw)
+        fkids, fmeta = tree_flatten_one_level(f, **kw)[:2]
+        pkids, pmeta = pout.children, pout.metadata
+        if both_dicts:
+            pkeys = pmeta[1] if pt is collections.defaultdict else pmeta
+            fkeys = fmeta[1] if ft is collections.defaultdict else fmeta
+            if set(pkeys) != set(fkeys):
+                diff = ''
+                missing, extra = set(pkeys) - set(fkeys), set(fkeys) - set(pkeys)
+                if missing:
+                    diff += f'\nmissing key(s):\n    {total_order_sorted(missing)}'
+                if extra:
+                    diff += f'\nextra key(s):\n    {total_order_sorted(extra)}'
+                errors.append(head.error(
+                    'different pytree keys',
+                    f'has a subtree of type\n    {pt}\nwith {len(pkeys)} key(s)\n    {pkeys}\n'
+                    f'but at the same key path the full pytree has a subtree of type\n    {ft}\n'
+                    f'but with {len(fkeys)} key(s)\n    {fkeys}{diff}'))
                 continue
-        entries = one_p.entries()
-        pk = dict(zip(entries, one_p.flatten_up_to(p)))
-        fk = dict(zip(one_f.entries(), one_f.flatten_up_to(f)))
-        for e in reversed(entries):
-            stack.append((path + (e,), pk[e], fk[e]))
+            fkids = [f[k] for k in pkeys]
+        if len(pkids) != len(fkids):
+            errors.append(head.error(
+                'different numbers of pytree children',
+                f'has a subtree of type\n    {pt}\nwith {len(pkids)} children, but at the same '
+                'key path the full pytree has a subtree of the same type but with '
+                f'{len(fkids)} children.'))
+            continue
+        if not both_dicts and pt is not collections.deque and pmeta != fmeta:
+            prepr, frepr = repr(pmeta), repr(fmeta)
+            diff = textwrap.indent('\n'.join(difflib.ndiff(prepr.splitlines(),
+                                                             frepr.splitlines())), '    ')
+            errors.append(head.error(
+                'different pytree metadata',
+                f'has a subtree of type\n    {pt}\nwith metadata\n    {prepr}\nbut at the same '
+                'key path the full pytree has a subtree of the same type but with metadata\n'
+                f'    {frepr}\nso the diff in the metadata at these pytree nodes is\n{diff}'))
+            continue
+        steps = [pout.path_entry_type(e, pt, pout.kind) for e in pout.entries]
+        stack.extend((where + s, a, b) for s, a, b in reversed(list(zip(steps, pkids, fkids))))
     return errors
 
 
-def _mismatch(path, what, name):
-    where = ''.join(f'[{e!r}]' for e in path)
-    return ValueError(f'pytree structure error: different {what} at key path\n'
-                      f'    {name}{where}')
+class _Where:
+    """A place in the prefix tree, for prefix_errors' messages."""
 
+    def __init__(self, accessor):
+        self.accessor = accessor
 
-_ = itertools  # (kept for callers that import it from here)
+    def error(self, what, rest):
+        def make(name):
+            place = self.accessor.codify(name) if self.accessor else f'{name} tree root'
+            return ValueError(f'pytree structure error: {what} at key path\n    {place}\n'
+                              f'At that key path, the prefix pytree {name} {rest}')
+        return make

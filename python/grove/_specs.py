@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import operator
+import warnings
 
 from grove import _grove
 from grove._grove import TreeSpec, tree_structure
@@ -95,9 +96,9 @@ def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace='')
     top = tree_structure(collection, lambda x: x is not collection, none_is_leaf=none_is_leaf,
                          namespace=namespace)
     if top.is_leaf():
-        if isinstance(collection, TreeSpec):
-            return collection
-        raise ValueError(f'Expected a collection of PyTreeSpec, got {collection!r}.')
+        warnings.warn('PyTreeSpec::MakeFromCollection() is called on a leaf.', UserWarning,
+                      stacklevel=2)
+        return treespec_leaf(none_is_leaf=none_is_leaf, namespace=namespace)
     children = top.flatten_up_to(collection)
     return _graft(top, children, none_is_leaf, namespace)
 
@@ -234,13 +235,22 @@ def accessors(self, /):
     return out
 
 
-def entry(self, index, /):
-    """The entry of the root's child index."""
-    entries = self.entries()
+def _index(index, count, what):
     index = operator.index(index)
-    if not -len(entries) <= index < len(entries):
-        raise IndexError(f'The index exceeds the number of children of the node: {index}.')
-    return entries[index]
+    if not -count <= index < count:
+        raise IndexError(f'PyTreeSpec::{what}() index out of range.')
+    return index
+
+
+def entry(self, index, /):
+    """The entry of the root's child index (negative: from the end)."""
+    entries = self.entries()
+    return entries[_index(index, len(entries), 'Entry')]
+
+
+def child(self, index, /):
+    """The structure of the root's child index (negative: from the end)."""
+    return _c_child(self, _index(index, self.num_children, 'Child') % max(self.num_children, 1))
 
 
 def traverse(self, leaves, /, f_node=None, f_leaf=None):
@@ -309,6 +319,9 @@ def install():
     TreeSpec.transform = transform
     TreeSpec.accessors = accessors
     TreeSpec.entry = entry
+    global _c_child
+    _c_child = TreeSpec.child
+    TreeSpec.child = child
     TreeSpec.traverse = traverse
     TreeSpec.walk = walk
     TreeSpec.__len__ = lambda self: self.num_leaves
@@ -324,3 +337,4 @@ def install():
 
 
 _ = _grove
+_c_child = None

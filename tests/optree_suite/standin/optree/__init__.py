@@ -20,6 +20,13 @@ import grove as _grove
 
 __all__ = list(_grove.__all__)
 globals().update({_name: getattr(_grove, _name) for _name in __all__})
+# the submodules grove imports with itself (accessors, functools, integrations, typing, ...)
+globals().update({_name: _mod for _name, _mod in vars(_grove).items()
+                  if not _name.startswith('_') and isinstance(_mod, type(sys))
+                  and _mod.__name__ == f'grove.{_name}'})
+for _name, _mod in list(sys.modules.items()):
+    if _name.startswith('grove.') and not _name.startswith('grove._'):
+        sys.modules.setdefault('optree.' + _name[len('grove.'):], _mod)
 __version__ = _grove.__version__
 
 _OWN = {'optree._C', 'optree.ops', 'optree.registry'}
@@ -41,10 +48,13 @@ class _GroveSubmodules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec):
-        return importlib.import_module('grove.' + spec.name[len('optree.'):])
+        module = importlib.import_module('grove.' + spec.name[len('optree.'):])
+        spec.loader_state = (module.__spec__, module.__loader__)
+        return module
 
     def exec_module(self, module):
-        pass
+        # (the import system set our spec on grove's module: give it back its own)
+        module.__spec__, module.__loader__ = module.__spec__.loader_state
 
 
 sys.meta_path.insert(0, _GroveSubmodules())
