@@ -266,20 +266,24 @@ def all_leaves(iterable, is_leaf=None, *, none_is_leaf=False, namespace=''):
 
 def tree_iter(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
     """An iterator over the leaves of tree, walked as it is consumed: is_leaf and the
-    flatten functions run on next(), not at the call (as optree)."""
-    return _iter_leaves(tree, is_leaf, none_is_leaf, namespace)
+    flatten functions run on next(), not at the call (as optree). Dicts are ordered as
+    dict_insertion_ordered says at the call."""
+    ordered = _is_dict_insertion_ordered(namespace)
+    return _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered)
 
 
-def _iter_leaves(tree, is_leaf, none_is_leaf, namespace):
+def _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered):
     stack = [tree]
     while stack:
         node = stack.pop()
         kind = _grove._is_leaf(node, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
         if kind == _LEAF:
             yield node
+        elif kind in (_DICT, _DDICT):
+            keys = list(node) if ordered else _key_sorted(node)
+            stack.extend(node[k] for k in reversed(keys))
         elif kind != _NONE:
-            stack.extend(reversed(tree_flatten_one_level(
-                node, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)[0]))
+            stack.extend(reversed(_flatten_one_level(node, is_leaf, none_is_leaf, namespace)[0]))
 
 
 def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):

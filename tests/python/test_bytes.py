@@ -358,7 +358,12 @@ def test_keysets():
     spec = grove.TreeSpec.from_bytes(dict_of([one, zero], host=[1, 0]))
     assert spec == grove.tree_structure({(1,): 1, (0,): 2})
     assert spec.paths() == [((0,),), ((1,),)]
-    refused(dict_of([one, zero], host=[0, 1]), 'not in the order Python gives them')
+    # ... or insertion order, what dict_insertion_ordered makes; nothing else
+    spec = grove.TreeSpec.from_bytes(dict_of([one, zero], host=[0, 1]))
+    with grove.dict_insertion_ordered(True, namespace=grove.GLOBAL_NAMESPACE):
+        assert spec == grove.tree_structure({(1,): 1, (0,): 2})
+    two = lambda w: w.tuple_([w.int_(2)])  # noqa: E731
+    refused(dict_of([one, zero, two], host=[2, 0, 1]), 'not in the order Python gives them')
     # a NaN key node (the binding keeps NaN keys as handles), a nested tuple key
     refused(dict_of([lambda w: w.float_(float('nan'))]), 'a dict key is a float')
     refused(dict_of([lambda w: w.tuple_([w.tuple_([])])], host=[0]),
