@@ -42,6 +42,10 @@ class _Mark:
     __slots__ = ()
 
 
+# kinds whose structure depends on the namespace (its registrations, its dict order)
+_NAMESPACED = (PyTreeKind.CUSTOM, PyTreeKind.DICT, PyTreeKind.DEFAULTDICT)
+
+
 def _is_mark(x):
     return type(x) is _Mark
 
@@ -82,7 +86,11 @@ def _check_children(children, none_is_leaf, namespace):
 def _graft(top, children, none_is_leaf, namespace):
     """The structure of top (a one-level structure, or None for an object) with its leaves
     replaced by children's structures."""
+    given = namespace
     namespace = _check_children(children, none_is_leaf, namespace)
+    if namespace == given and _kind(top) not in _NAMESPACED and not any(
+            c.namespace for c in children):
+        namespace = ''  # (as optree: a namespace only where it changed something)
     subtrees = [c.unflatten(_marks(c.num_leaves)) for c in children]
     obj = top.unflatten(subtrees)
     return tree_structure(obj, _is_mark, none_is_leaf=none_is_leaf, namespace=namespace)
@@ -105,12 +113,16 @@ def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace='')
 
 def treespec_leaf(*, none_is_leaf=False, namespace=''):
     """The structure of a single leaf."""
-    return tree_structure(_Mark(), none_is_leaf=none_is_leaf, namespace=namespace)
+    from grove import _check_ns_arg
+    _check_ns_arg(namespace)
+    return tree_structure(_Mark(), none_is_leaf=none_is_leaf)
 
 
 def treespec_none(*, none_is_leaf=False, namespace=''):
     """The structure of None (a leaf when none_is_leaf)."""
-    return tree_structure(None, none_is_leaf=none_is_leaf, namespace=namespace)
+    from grove import _check_ns_arg
+    _check_ns_arg(namespace)
+    return tree_structure(None, none_is_leaf=none_is_leaf)
 
 
 def treespec_tuple(iterable=(), /, *, none_is_leaf=False, namespace=''):

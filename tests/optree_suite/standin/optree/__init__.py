@@ -27,7 +27,7 @@ globals().update({_name: _mod for _name, _mod in vars(_grove).items()
 for _name, _mod in list(sys.modules.items()):
     if _name.startswith('grove.') and not _name.startswith('grove._'):
         sys.modules.setdefault('optree.' + _name[len('grove.'):], _mod)
-__version__ = _grove.__version__
+__version__ = _grove._install.OPTREE_API_VERSION  # the optree API grove provides
 
 _OWN = {'optree._C', 'optree.ops', 'optree.registry'}
 
