@@ -91,9 +91,9 @@ typedef struct gstate {
   PyObject *namerefs; /* dict: name -> the number of generations naming it */
   Py_ssize_t names_unused;
   PyTypeObject *odict_t, *ddict_t, *deque_t;
-  PyObject *key_order; /* callable(keys list) -> list of indices (the package sets it) */
+  PyObject *key_order;   /* callable(keys list) -> list of indices (the package sets it) */
   PyObject *ins_ordered; /* set of namespaces ('' global) whose dicts keep insertion order */
-  PyObject *mangle;    /* callable(object) -> base name */
+  PyObject *mangle;      /* callable(object) -> base name */
   PyObject *s_fields, *s_default_factory, *s_maxlen, *s_n_sequence_fields, *s_empty;
   PyObject *s_make, *s_asdict, *s_n_fields, *s_n_unnamed_fields;
   PyObject *empty_ns;   /* '' */

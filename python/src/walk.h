@@ -62,8 +62,8 @@ enum { KS_SORTED = 0, KS_ODICT = 1, KS_INSERTION = 2 };
 
 /* The cached keyset of a dict whose keys (insertion order) are keys[0..n), or
  * NULL (no error) on a miss. */
-static inline const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ssize_t n, int order_by,
-                                           uint64_t *h) {
+static inline const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ssize_t n,
+                                           int order_by, uint64_t *h) {
   GenObject *g = w->g;
   *h = kc_hash(keys, n, order_by);
   const gv_node *ks = kc_get(&g->kc, *h, keys, n);
