@@ -283,7 +283,8 @@ def _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered):
             keys = list(node) if ordered else _key_sorted(node)
             stack.extend(node[k] for k in reversed(keys))
         elif kind != _NONE:
-            stack.extend(reversed(_flatten_one_level(node, is_leaf, none_is_leaf, namespace)[0]))
+            # (is_leaf was asked about node above: not again)
+            stack.extend(reversed(_flatten_one_level(node, None, none_is_leaf, namespace)[0]))
 
 
 def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
@@ -464,7 +465,12 @@ def _spec_paths(spec):
 
 
 def _compose(outer, inner):
-    """outer with every leaf replaced by inner."""
+    """outer with every leaf replaced by inner (both of one namespace, or one of none)."""
+    if outer.none_is_leaf != inner.none_is_leaf:
+        raise ValueError('PyTreeSpecs must have the same none_is_leaf value.')
+    if outer.namespace and inner.namespace and outer.namespace != inner.namespace:
+        raise ValueError(f'PyTreeSpecs must have the same namespace, got {outer.namespace!r} '
+                         f'vs. {inner.namespace!r}.')
     mark = object()
     sub = inner.unflatten([mark] * inner.num_leaves)
     tree = outer.unflatten([sub] * outer.num_leaves)

@@ -83,12 +83,12 @@ def _check_children(children, none_is_leaf, namespace):
     return namespace
 
 
-def _graft(top, children, none_is_leaf, namespace):
+def _graft(top, children, none_is_leaf, namespace, keep=True):
     """The structure of top (a one-level structure, or None for an object) with its leaves
     replaced by children's structures."""
     given = namespace
     namespace = _check_children(children, none_is_leaf, namespace)
-    if namespace == given and _kind(top) not in _NAMESPACED and not any(
+    if not keep and namespace == given and _kind(top) not in _NAMESPACED and not any(
             c.namespace for c in children):
         namespace = ''  # (as optree: a namespace only where it changed something)
     subtrees = [c.unflatten(_marks(c.num_leaves)) for c in children]
@@ -108,7 +108,7 @@ def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace='')
                       stacklevel=2)
         return treespec_leaf(none_is_leaf=none_is_leaf, namespace=namespace)
     children = top.flatten_up_to(collection)
-    return _graft(top, children, none_is_leaf, namespace)
+    return _graft(top, children, none_is_leaf, namespace, keep=False)
 
 
 def treespec_leaf(*, none_is_leaf=False, namespace=''):

@@ -595,7 +595,8 @@ static int run(walk *w, PyObject *root) {
     case K_LIST:
       if (r >= PyList_GET_SIZE(f->obj)) {
         f->i--;
-        return walk_err(w, PyExc_RuntimeError, "list changed size during iteration");
+        return walk_err(w, PyExc_IndexError,
+                        "list index out of range (the list changed size during iteration)");
       }
       child = PyList_GET_ITEM(f->obj, r);
       break;
