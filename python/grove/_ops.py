@@ -216,8 +216,11 @@ def _leaves(tree, is_leaf, none_is_leaf, namespace):
 
 
 def tree_sum(tree, /, start=0, *, is_leaf=None, none_is_leaf=False, namespace=''):
-    """sum() of the leaves, from start."""
-    return sum(_leaves(tree, is_leaf, none_is_leaf, namespace), start)
+    """The leaves added to start, left to right (any type with +, strings too)."""
+    total = start
+    for leaf in _leaves(tree, is_leaf, none_is_leaf, namespace):
+        total = total + leaf
+    return total
 
 
 def tree_max(tree, /, *, default=_MISSING, key=None, is_leaf=None, none_is_leaf=False,

@@ -265,38 +265,41 @@ def child(self, index, /):
     return _c_child(self, _index(index, self.num_children, 'Child') % max(self.num_children, 1))
 
 
-def traverse(self, leaves, /, f_node=None, f_leaf=None):
-    """Rebuild bottom-up from leaves: f_leaf on each leaf, then f_node on each node object
-    made of its children's results (without f_node: the object itself)."""
+def _counted(self, leaves):
     leaves = list(leaves)
-    if f_leaf is not None:
-        leaves = [f_leaf(x) for x in leaves]
-    if f_node is None:
-        return self.unflatten(leaves)
-    it = iter(leaves)
+    if len(leaves) < self.num_leaves:
+        raise ValueError('Too few leaves for PyTreeSpec.')
+    if len(leaves) > self.num_leaves:
+        raise ValueError('Too many leaves for PyTreeSpec.')
+    return iter(leaves)
+
+
+def traverse(self, leaves, /, f_node=None, f_leaf=None):
+    """Rebuild bottom-up from leaves, in traversal order: f_leaf on each leaf as it is met,
+    f_node on each node object made of its children's results."""
+    it = _counted(self, leaves)
 
     def go(spec):
         if spec.is_leaf():
-            return next(it)
-        kids = [go(c) for c in spec.children()]
-        return f_node(one_level(spec).unflatten(kids))
+            x = next(it)
+            return f_leaf(x) if f_leaf is not None else x
+        node = one_level(spec).unflatten([go(c) for c in spec.children()])
+        return f_node(node) if f_node is not None else node
 
     return go(self)
 
 
 def walk(self, leaves, /, f_node=None, f_leaf=None):
     """Like traverse, but f_node gets (node type, node data, children's results)."""
-    leaves = list(leaves)
-    if f_leaf is not None:
-        leaves = [f_leaf(x) for x in leaves]
-    if f_node is None:
-        return self.unflatten(leaves)
-    it = iter(leaves)
+    it = _counted(self, leaves)
 
     def go(spec):
         if spec.is_leaf():
-            return next(it)
+            x = next(it)
+            return f_leaf(x) if f_leaf is not None else x
         kids = tuple(go(c) for c in spec.children())
+        if f_node is None:
+            return one_level(spec).unflatten(kids)
         return f_node(spec.type, _node_data(spec), kids)
 
     return go(self)

@@ -74,16 +74,20 @@ def PyTreeTypeVar(name, param):  # noqa: N802 (optree's name)
     return PyTree[param]
 
 
-class StructSequence(tuple):
+class _StructSequenceMeta(type):
+    def __subclasscheck__(cls, other):
+        return is_structseq_class(other)
+
+    def __instancecheck__(cls, obj):
+        return is_structseq_instance(obj)
+
+
+class StructSequence(tuple, metaclass=_StructSequenceMeta):
     """The class of PyStructSequence instances, for isinstance and annotations."""
 
     def __new__(cls, *args, **kwargs):
         raise TypeError(f"type '{cls.__module__}.{cls.__qualname__}' is not an acceptable "
                         'base type')
-
-    @classmethod
-    def __subclasshook__(cls, other):
-        return is_structseq_class(other) or NotImplemented
 
 
 def is_namedtuple_class(cls):
