@@ -272,19 +272,42 @@ def tree_iter(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
     return _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered)
 
 
+_MAX_CUSTOM_DEPTH = 10_000  # registered classes nested on one path (the flatten walk's limit)
+
+
 def _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered):
-    stack = [tree]
+    # depth-first with the containers on the current path (by identity): a container inside
+    # itself, or registered classes nested deeper than the flatten walk allows, raise
+    # RecursionError as the walk does
+    on_path = set()
+    stack = [(tree, False, 0)]
     while stack:
-        node = stack.pop()
+        node, leaving, ncust = stack.pop()
+        if leaving:
+            on_path.discard(id(node))
+            continue
         kind = _grove._is_leaf(node, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
         if kind == _LEAF:
             yield node
-        elif kind in (_DICT, _DDICT):
+            continue
+        if kind == _NONE:
+            continue
+        if id(node) in on_path:
+            raise RecursionError(f'the tree contains a cycle: a {type(node).__name__} is in '
+                                 'itself')
+        if kind == _CUSTOM:
+            ncust += 1
+            if ncust > _MAX_CUSTOM_DEPTH:
+                raise RecursionError('Maximum recursion depth exceeded during flattening the '
+                                     f'tree: {_MAX_CUSTOM_DEPTH} custom nodes nested')
+        if kind in (_DICT, _DDICT):
             keys = list(node) if ordered else _key_sorted(node)
-            stack.extend(node[k] for k in reversed(keys))
-        elif kind != _NONE:
-            # (is_leaf was asked about node above: not again)
-            stack.extend(reversed(_flatten_one_level(node, None, none_is_leaf, namespace)[0]))
+            children = [node[k] for k in keys]
+        else:  # (is_leaf was asked about node above: not again)
+            children = _flatten_one_level(node, None, none_is_leaf, namespace)[0]
+        on_path.add(id(node))
+        stack.append((node, True, ncust))
+        stack.extend((c, False, ncust) for c in reversed(children))
 
 
 def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
@@ -372,6 +395,8 @@ class FlattenOneLevelOutputEx(FlattenOneLevelOutput):
 def tree_flatten_one_level(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
     """(children, metadata, entries, unflatten_func) of tree's root node, as optree's
     FlattenOneLevelOutputEx named tuple."""
+    if namespace is GLOBAL_NAMESPACE:  # (optree accepts it here)
+        namespace = ''
     out = FlattenOneLevelOutputEx(*_flatten_one_level(tree, is_leaf, none_is_leaf, namespace))
     out.type = type(tree)
     out.kind = _specs._KINDS[_grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf,
