@@ -184,6 +184,69 @@ def treespec_frozendict(mapping=(), /, *, none_is_leaf=False, namespace='', **kw
     raise NotImplementedError('frozendict is a node type on Python 3.15 and later only.')
 
 
+# ---- the treespec_* functions of TreeSpec's methods ----
+
+
+def treespec_paths(treespec, /):
+    return treespec.paths()
+
+
+def treespec_accessors(treespec, /):
+    return treespec.accessors()
+
+
+def treespec_entries(treespec, /):
+    return treespec.entries()
+
+
+def treespec_entry(treespec, index, /):
+    return treespec.entry(index)
+
+
+def treespec_children(treespec, /):
+    return treespec.children()
+
+
+def treespec_child(treespec, index, /):
+    return treespec.child(index)
+
+
+def treespec_one_level(treespec, /):
+    return treespec.one_level()
+
+
+def treespec_transform(treespec, /, f_node=None, f_leaf=None):
+    return treespec.transform(f_node, f_leaf)
+
+
+def treespec_is_leaf(treespec, /, *, strict=True):
+    return treespec.is_leaf(strict=strict)
+
+
+def treespec_is_strict_leaf(treespec, /):
+    return treespec.is_leaf(strict=True)
+
+
+def treespec_is_one_level(treespec, /):
+    return treespec.is_one_level()
+
+
+def treespec_is_prefix(treespec, other_treespec, /, *, strict=False):
+    return treespec.is_prefix(other_treespec, strict=strict)
+
+
+def treespec_is_suffix(treespec, other_treespec, /, *, strict=False):
+    return treespec.is_suffix(other_treespec, strict=strict)
+
+
+for _f in (treespec_paths, treespec_accessors, treespec_entries, treespec_entry,
+           treespec_children, treespec_child, treespec_one_level, treespec_transform,
+           treespec_is_leaf, treespec_is_strict_leaf, treespec_is_one_level, treespec_is_prefix,
+           treespec_is_suffix):
+    _f.__doc__ = f'treespec.{_f.__name__[len("treespec_"):]}(...) as a function.'
+del _f
+
+
 # ---- TreeSpec methods ----
 
 
