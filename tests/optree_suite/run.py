@@ -128,7 +128,7 @@ def main():
                            'venv-grove')
     files = args.files or sorted(str(p.relative_to(tests)) for p in tests.rglob('test_*.py'))
     label = 'reference' if args.reference else 'grove'
-    outdir = work / f'results-{label}'
+    outdir = work / f'results-{label}-{args.share:g}'
     outdir.mkdir(exist_ok=True)
 
     results = {}
@@ -172,7 +172,10 @@ def main():
         print(f'\n{total["passed"]} passed: {100 * total["passed"] / ref_total:.1f}% of the '
               f'{ref_total} optree itself passes')
     if args.floor and not args.reference:
-        floor = floors['floor'][key]
+        floor = floors['floor'].get(key)
+        if floor is None:
+            print(f'optree_suite: floor.json has no floor for share {key}')
+            return 1
         print(f'floor: {floor}')
         if total['passed'] < floor:
             print(f'optree_suite: {total["passed"]} passed, under the floor of {floor}')
