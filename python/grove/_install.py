@@ -12,11 +12,14 @@ import types
 OPTREE_API_VERSION = '0.20.0'
 
 
-class _Submodules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """optree.X.Y imports as grove.X.Y (the same module object)."""
+class Submodules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """optree.X.Y imports as grove.X.Y (the same module object); but the names in exclude."""
+
+    def __init__(self, exclude=()):
+        self.exclude = frozenset(exclude)
 
     def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith('optree.'):
+        if not fullname.startswith('optree.') or fullname in self.exclude:
             return None
         try:
             found = importlib.util.find_spec('grove.' + fullname[len('optree.'):])
@@ -34,7 +37,7 @@ class _Submodules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__spec__, module.__loader__ = module.__spec__.loader_state
 
 
-_FINDER = _Submodules()
+_FINDER = Submodules()
 
 
 def optree_module():

@@ -11,9 +11,6 @@ carry only the few internals that optree's test helpers import at start-up
 (tests/optree_suite/README.md lists each name and why).
 """
 
-import importlib
-import importlib.abc
-import importlib.util
 import sys
 
 import grove as _grove
@@ -32,29 +29,4 @@ __version__ = _grove._install.OPTREE_API_VERSION  # the optree API grove provide
 _OWN = {'optree._C', 'optree.ops', 'optree.registry'}
 
 
-class _GroveSubmodules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """optree.X.Y imports as grove.X.Y (the same module object)."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith('optree.') or fullname in _OWN:
-            return None
-        target_name = 'grove.' + fullname[len('optree.'):]
-        try:
-            found = importlib.util.find_spec(target_name)
-        except ModuleNotFoundError:
-            return None
-        if found is None:
-            return None
-        return importlib.util.spec_from_loader(fullname, self)
-
-    def create_module(self, spec):
-        module = importlib.import_module('grove.' + spec.name[len('optree.'):])
-        spec.loader_state = (module.__spec__, module.__loader__)
-        return module
-
-    def exec_module(self, module):
-        # (the import system set our spec on grove's module: give it back its own)
-        module.__spec__, module.__loader__ = module.__spec__.loader_state
-
-
-sys.meta_path.insert(0, _GroveSubmodules())
+sys.meta_path.insert(0, _grove._install.Submodules(exclude=_OWN))
