@@ -65,12 +65,15 @@ def _registration(spec):
     return (_REGISTRY.get(ns, {}).get(cls) if ns else None) or _REGISTRY[''].get(cls)
 
 
-def _check_children(children, none_is_leaf, namespace):
+def _check_children(children, none_is_leaf, namespace, collection=None):
     """The namespace the children agree on (optree's rules: the same none_is_leaf; at most one
     non-empty namespace besides the one given)."""
     for c in children:
         if not isinstance(c, TreeSpec):
-            raise TypeError(f'Expected a(n) PyTreeSpec, got {c!r}.')
+            if collection is None:
+                raise TypeError(f'Expected a(n) PyTreeSpec, got {c!r}.')
+            raise ValueError(f'Expected a(n) {type(collection).__name__} of PyTreeSpec(s), '
+                             f'got {collection!r}.')
         if c.none_is_leaf != none_is_leaf:
             if none_is_leaf:
                 raise ValueError('Expected treespec(s) with `node_is_leaf=True`.')
@@ -83,11 +86,11 @@ def _check_children(children, none_is_leaf, namespace):
     return namespace
 
 
-def _graft(top, children, none_is_leaf, namespace, keep=True):
+def _graft(top, children, none_is_leaf, namespace, keep=True, collection=None):
     """The structure of top (a one-level structure, or None for an object) with its leaves
     replaced by children's structures."""
     given = namespace
-    namespace = _check_children(children, none_is_leaf, namespace)
+    namespace = _check_children(children, none_is_leaf, namespace, collection)
     if not keep and namespace == given and _kind(top) not in _NAMESPACED and not any(
             c.namespace for c in children):
         namespace = ''  # (as optree: a namespace only where it changed something)
@@ -108,7 +111,7 @@ def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace='')
                       stacklevel=2)
         return treespec_leaf(none_is_leaf=none_is_leaf, namespace=namespace)
     children = top.flatten_up_to(collection)
-    return _graft(top, children, none_is_leaf, namespace, keep=False)
+    return _graft(top, children, none_is_leaf, namespace, keep=False, collection=collection)
 
 
 def treespec_leaf(*, none_is_leaf=False, namespace=''):
@@ -311,7 +314,10 @@ def accessors(self, /):
 
 
 def _index(index, count, what):
-    index = operator.index(index)
+    try:
+        index = operator.index(index)
+    except TypeError:
+        index = int(index)  # (optree takes SupportsInt too)
     if not -count <= index < count:
         raise IndexError(f'PyTreeSpec::{what}() index out of range.')
     return index
@@ -384,6 +390,24 @@ def _node_data(spec):
     return None
 
 
+def broadcast_to_common_suffix(self, other, /):
+    """The structure both self and other broadcast to (each leaf of one standing for the
+    subtree the other has there)."""
+    from grove._ops import _common
+    if not isinstance(other, TreeSpec):
+        raise TypeError(f'Expected a PyTreeSpec, got {other!r}.')
+    if self.none_is_leaf != other.none_is_leaf:
+        raise ValueError('PyTreeSpecs must have the same none_is_leaf value.')
+    if self.namespace and other.namespace and self.namespace != other.namespace:
+        raise ValueError(f'PyTreeSpecs must have the same namespace, got {self.namespace!r} '
+                         f'vs. {other.namespace!r}.')
+    ns = self.namespace or other.namespace
+    a = self.unflatten(_marks(self.num_leaves))
+    b = other.unflatten(_marks(other.num_leaves))
+    common, _ = _common(a, b, _is_mark, self.none_is_leaf, ns)
+    return tree_structure(common, _is_mark, none_is_leaf=self.none_is_leaf, namespace=ns)
+
+
 def _order(a, b):
     if not isinstance(b, TreeSpec):
         return NotImplemented
@@ -402,6 +426,7 @@ def install():
     TreeSpec.child = child
     TreeSpec.traverse = traverse
     TreeSpec.walk = walk
+    TreeSpec.broadcast_to_common_suffix = broadcast_to_common_suffix
     TreeSpec.__len__ = lambda self: self.num_leaves
     TreeSpec.__lt__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
         a.is_prefix(b, strict=True))

@@ -44,6 +44,9 @@ class PyTreeKind(enum.IntEnum):
     FROZENDICT = 11
 
 
+PyTreeKind.NUM_KINDS = len(PyTreeKind)  # (not a member, as optree's)
+
+
 class PyTreeEntry:
     """A step from a node to one of its children: entry (an index, key or name), the node's
     type and its kind. Equal when entry, type, kind and the way it fetches are."""

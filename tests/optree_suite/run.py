@@ -164,7 +164,7 @@ def main():
         if crashed:
             failures.append(f'crashed       {name}: exit {proc.returncode}: '
                             f'{proc.stdout[-2000:]}{proc.stderr[-2000:]}')
-    ref_total = sum(reference.values()) if reference else None
+    ref_total = sum(reference.get(name, 0) for name in files) if reference else None
     print(f'| **total** | {sum(total.values())} | **{total["passed"]}** | {total["failed"]} | '
           f'{total["error"] + total["collect-error"]} | {total["skipped"]} | {ref_total or "?"} |')
     (work / f'failures-{label}-{key}.txt').write_text('\n'.join(failures) + '\n', encoding='utf-8')
