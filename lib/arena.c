@@ -9,9 +9,13 @@
 #define GV__POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
 #define GV__UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
-#include <mimalloc.h>
 #define GV__POISON(p, n) ((void)(p), (void)(n))
 #define GV__UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+#if defined(GROVE_SANITIZE) || defined(GROVE_NO_MIMALLOC)
+#define GV__MALLOC 1 /* the default hook is the C library's malloc */
+#else
+#include <mimalloc.h>
 #endif
 
 #define GV__ALIGN 8u
@@ -20,12 +24,14 @@
 #define GV__CHUNK_MAX ((size_t)1 << 20)
 
 /* The default hook. Sanitizer builds use plain malloc so ASan sees every
- * block; others use mimalloc's thread-safe entry points, so an arena may move
- * between threads (one writer at a time). */
+ * block, and so do builds without mimalloc (GROVE_MIMALLOC=OFF: the Python
+ * extension, which gives its generations an allocator of its own); others use
+ * mimalloc's thread-safe entry points. Either way an arena may move between
+ * threads (one writer at a time). */
 static void *gv__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
   (void)ctx;
   (void)old_size;
-#if defined(GROVE_SANITIZE)
+#if defined(GV__MALLOC)
   if (new_size == 0) {
     free(ptr);
     return NULL;
@@ -40,6 +46,11 @@ static void *gv__default_realloc(void *ctx, void *ptr, size_t old_size, size_t n
 #endif
 }
 
+const gv_allocator *gv__default_allocator(void) {
+  static const gv_allocator al = {gv__default_realloc, NULL};
+  return &al;
+}
+
 static int gv__budget_ok(const gv_arena *a, size_t more) {
   return a->max_bytes == 0 || (a->reserved <= a->max_bytes && more <= a->max_bytes - a->reserved);
 }
@@ -48,18 +59,34 @@ void *gv__raw_alloc(gv_arena *a, size_t size) {
   return gv__raw_realloc(a, NULL, 0, size);
 }
 
+/* Notes why an allocation of size bytes failed, for gv__oom's message. */
+static void *gv__fail(gv_arena *a, size_t size, int budget) {
+  a->oom_size = size;
+  a->oom_budget = (uint8_t)(budget != 0);
+  return NULL;
+}
+
 void *gv__raw_realloc(gv_arena *a, void *p, size_t old_size, size_t new_size) {
   if (new_size == 0) {
     gv__raw_free(a, p, old_size);
     return NULL;
   }
-  if (new_size > old_size && !gv__budget_ok(a, new_size - old_size)) return NULL;
+  if (new_size > old_size && !gv__budget_ok(a, new_size - old_size))
+    return gv__fail(a, new_size, 1);
   void *q = a->alloc.realloc(a->alloc.ctx, p, old_size, new_size);
   if (!q) {
     if (new_size <= old_size) return p; /* a shrink that failed: keep the block */
-    return NULL;
+    return gv__fail(a, new_size, 0);
   }
   a->reserved = a->reserved - old_size + new_size;
+  return q;
+}
+
+void *gv__raw_alloc_replacing(gv_arena *a, size_t size, size_t replaced) {
+  if (size > replaced && !gv__budget_ok(a, size - replaced)) return gv__fail(a, size, 1);
+  void *q = a->alloc.realloc(a->alloc.ctx, NULL, 0, size);
+  if (!q) return gv__fail(a, size, 0);
+  a->reserved += size;
   return q;
 }
 
@@ -79,10 +106,11 @@ static gv__chunk *gv__chunk_new(gv_arena *a, size_t need) {
   if (need > size / 2) size = need; /* big requests get a chunk of their own */
   if (a->max_bytes) {
     size_t room = a->max_bytes > a->reserved ? a->max_bytes - a->reserved : 0;
-    if (room < GV__CHUNK_HDR + need) return NULL;
+    if (room < GV__CHUNK_HDR || room - GV__CHUNK_HDR < need)
+      return gv__fail(a, need > SIZE_MAX - GV__CHUNK_HDR ? SIZE_MAX : GV__CHUNK_HDR + need, 1);
     if (size > room - GV__CHUNK_HDR) size = room - GV__CHUNK_HDR;
   }
-  if (size > SIZE_MAX - GV__CHUNK_HDR) return NULL;
+  if (size > SIZE_MAX - GV__CHUNK_HDR) return gv__fail(a, SIZE_MAX, 0);
   gv__chunk *c = gv__raw_alloc(a, GV__CHUNK_HDR + size);
   if (!c) return NULL;
   c->prev = a->chunk;
@@ -95,7 +123,7 @@ static gv__chunk *gv__chunk_new(gv_arena *a, size_t need) {
 }
 
 void *gv__alloc(gv_arena *a, size_t size) {
-  if (size > SIZE_MAX - GV__ALIGN) return NULL;
+  if (size > SIZE_MAX - GV__ALIGN) return gv__fail(a, size, 0);
   size = (size + GV__ALIGN - 1) & ~(size_t)(GV__ALIGN - 1);
   gv__chunk *c = a->chunk;
   if (!c || c->size - c->used < size) {
@@ -113,12 +141,13 @@ void *gv__tmp(gv_arena *a, size_t size) {
   if (size <= a->tmp_cap) return a->tmp;
   size_t cap = a->tmp_cap ? a->tmp_cap : 256;
   while (cap < size) {
-    if (cap > SIZE_MAX / 2) return NULL;
+    if (cap > SIZE_MAX / 2) return gv__fail(a, size, 0);
     cap *= 2;
   }
-  /* contents need not survive; the old block stays until the new one is had,
-   * so the scratch never shrinks except by rollback */
-  void *p = gv__raw_alloc(a, cap);
+  /* contents need not survive; the old block stays until the new one is had
+   * (the budget counts only the growth), so the scratch never shrinks except
+   * by rollback */
+  void *p = gv__raw_alloc_replacing(a, cap, a->tmp_cap);
   if (!p) return NULL;
   gv__raw_free(a, a->tmp, a->tmp_cap);
   a->tmp = p;
@@ -132,7 +161,7 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
   if (!out) return GV_EINVAL;
   *out = NULL;
   if (!cfg) cfg = &def;
-  gv_allocator al = {gv__default_realloc, NULL};
+  gv_allocator al = *gv__default_allocator();
   if (cfg->alloc) {
     if (!cfg->alloc->realloc) return GV_EINVAL;
     al = *cfg->alloc;
@@ -148,6 +177,9 @@ gv_status gv_arena_new(const gv_arena_config *cfg, gv_arena **out) {
     atomic_fetch_add_explicit(&cfg->parent->refs, 1, memory_order_relaxed);
   }
   a->alloc = al;
+  /* the tag of its nodes: the top 16 bits of a mix of its address, which no
+   * other live arena has */
+  a->tag = (uint16_t)(((uint64_t)(uintptr_t)a * UINT64_C(0x9E3779B97F4A7C15)) >> 48);
   a->max_bytes = cfg->max_bytes;
   a->max_depth = cfg->max_depth ? cfg->max_depth : GV_DEFAULT_MAX_DEPTH;
   a->seed = cfg->seed;
@@ -202,6 +234,15 @@ bool gv_arena_frozen(const gv_arena *a) {
 
 const gv_arena *gv_arena_parent(const gv_arena *a) {
   return a ? a->parent : NULL;
+}
+
+gv_status gv__oom(gv_arena *a, gv_error *err) {
+  size_t size = a->oom_size;
+  int budget = a->oom_budget;
+  a->oom_size = 0;
+  a->oom_budget = 0;
+  if (budget) return gv__err(err, GV_ENOMEM, "out of memory budget (max_bytes %zu)", a->max_bytes);
+  return gv__oom_bytes(err, size);
 }
 
 gv_status gv__frozen_err(gv_error *err) {

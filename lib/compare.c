@@ -106,13 +106,13 @@ static void put_schema(gv__sbuf *b, const gv_node *nt) {
 }
 
 /* Lists the keys of x (in traversal order) absent from y. */
-static void put_missing(gv__sbuf *b, const gv_node *x, const gv_node *y) {
+static void put_missing(gv__cmp *kc, gv__sbuf *b, const gv_node *x, const gv_node *y) {
   const gv__cont *ks = GV__CONT(GV__CONT(x)->meta);
   int first = 1;
   gv__sbuf_put(b, "[", 1);
   for (size_t i = 0; i < gv__arity(x) && !b->truncated; i++) {
     const gv_node *k = ks->kids[gv__trav_index(x, i)];
-    if (gv_get(y, k)) continue;
+    if (gv__get(kc, y, k) || kc->oom) continue;
     if (!first) gv__sbuf_put(b, ", ", 2);
     first = 0;
     gv__sbuf_repr_key(b, k);
@@ -120,23 +120,16 @@ static void put_missing(gv__sbuf *b, const gv_node *x, const gv_node *y) {
   gv__sbuf_put(b, "]", 1);
 }
 
-static int same_keys(const gv_node *a, const gv_node *b) {
+static int same_keys(gv__cmp *kc, const gv_node *a, const gv_node *b) {
   const gv_node *ka = GV__CONT(a)->meta, *kb = GV__CONT(b)->meta;
   if (ka == kb || gv_keyset_twin(ka) == gv_keyset_twin(kb)) return 1;
   if (gv__arity(a) != gv__arity(b)) return 0;
   for (size_t i = 0; i < gv__arity(a); i++)
-    if (!gv_get(b, GV__CONT(ka)->kids[i])) return 0;
+    if (!gv__get(kc, b, GV__CONT(ka)->kids[i])) return 0;
   return 1;
 }
 
-/* ---------------------------------------------------------------------------
- * Exact equality of two nodes that may come from two arenas (within one
- * arena it is pointer equality): a pair walk over kids, metadata and aux,
- * pruned by the stable hash, memoized (bit GV__MEMO_SAME).
- * ------------------------------------------------------------------------- */
-
 #define GV__MEMO_MATCH 1u /* the pair matches (same_structure / is_prefix) */
-#define GV__MEMO_SAME 2u  /* the pair is one value */
 
 static gv_status memo_or(gv__memo *m, const void *x, const void *y, uintptr_t bits) {
   gv__memo_ent *e = gv__memo_get(m, x, y);
@@ -147,76 +140,11 @@ static gv_status memo_or(gv__memo *m, const void *x, const void *y, uintptr_t bi
   return gv__memo_put(m, x, y, bits);
 }
 
-/* The references compared: kids, then meta (not a tuple's or keyset's twin,
- * which follows from the kids), then aux. */
-static size_t same_nrefs(const gv_node *n) {
-  unsigned k = n->kind;
-  return (size_t)n->arity + (k == GV_TUPLE || k == GV_KEYSET ? 0u : 2u);
-}
-static const gv_node *same_ref(const gv_node *n, size_t i) {
-  const gv__cont *c = GV__CONT(n);
-  if (i < n->arity) return c->kids[i];
-  return i == n->arity ? c->meta : c->aux;
-}
-
-typedef struct same_frame {
-  const gv_node *x, *y;
-  size_t i;
-} same_frame;
-
-/* 1 if one value, 0 if not, -1 out of memory. */
-int gv__same_value(gv__memo *memo, const gv_node *x, const gv_node *y) {
-  if (x == y) return 1; /* rare (two arenas): every pair is remembered */
-  if (!x || !y || gv__is_imm(x) || gv__is_imm(y) || x->kind != y->kind) return 0;
-  if (x->kind <= GV_STAR) return gv__leaf_same(x, y);
-  if (x->hash != y->hash || x->arity != y->arity) return 0;
-  gv__memo_ent *me = gv__memo_get(memo, x, y);
-  if (me && (me->v & GV__MEMO_SAME)) return 1;
-  same_frame buf[16];
-  gv__vec st;
-  gv__vec_init_buf(&st, sizeof(same_frame), buf, 16);
-  same_frame f0 = {x, y, 0};
-  int r = 1;
-  if (gv__mvec_push(memo->mem, &st, &f0) != GV_OK) return -1;
-  while (st.len) {
-    same_frame *f = &GV__VEC_AT(&st, same_frame, st.len - 1);
-    if (f->i == same_nrefs(f->x)) {
-      if (memo_or(memo, f->x, f->y, GV__MEMO_SAME) != GV_OK) {
-        r = -1;
-        break;
-      }
-      st.len--;
-      continue;
-    }
-    const gv_node *a = same_ref(f->x, f->i), *b = same_ref(f->y, f->i);
-    f->i++;
-    if (a == b) continue;
-    r = 0;
-    if (!a || !b || gv__is_imm(a) || gv__is_imm(b) || a->kind != b->kind) break;
-    if (a->kind <= GV_STAR) {
-      if (!gv__leaf_same(a, b)) break;
-      r = 1;
-      continue;
-    }
-    if (a->hash != b->hash || a->arity != b->arity) break;
-    r = 1;
-    me = gv__memo_get(memo, a, b);
-    if (me && (me->v & GV__MEMO_SAME)) continue;
-    same_frame nf = {a, b, 0};
-    if (gv__mvec_push(memo->mem, &st, &nf) != GV_OK) {
-      r = -1;
-      break;
-    }
-  }
-  gv__mvec_free(memo->mem, &st);
-  return r;
-}
-
 /* ---------------------------------------------------------------------------
  * The match relation, one node at a time
  * ------------------------------------------------------------------------- */
 
-int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf *msg) {
+static int match_node(gv__cmp *kc, const gv_node *a, const gv_node *b, gv__sbuf *msg) {
   if (a == b) return 1;
   unsigned k = gv__kind(a);
   if (gv__is_leaf_kind(k)) {
@@ -235,7 +163,7 @@ int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf 
   case GV_NAMEDTUPLE: {
     if (gv__kind(b) != k) return kind_mismatch(a, b, msg);
     if (gv__arity(b) != gv__arity(a)) return arity_mismatch("namedtuple", a, b, msg);
-    int same = gv__same_value(memo, GV__CONT(a)->meta, GV__CONT(b)->meta);
+    int same = gv__same_value(kc, GV__CONT(a)->meta, GV__CONT(b)->meta);
     if (same < 0) return -1;
     if (!same) {
       gv__sbuf_puts(msg, "namedtuple type mismatch: expected ");
@@ -250,18 +178,18 @@ int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf 
   case GV_ODICT:
   case GV_DDICT:
     if (!gv__is_dict_kind(gv__kind(b))) return kind_mismatch(a, b, msg);
-    if (!same_keys(a, b)) {
+    if (!same_keys(kc, a, b)) {
       gv__sbuf_puts(msg, "dictionary key mismatch: missing key(s) ");
-      put_missing(msg, a, b);
+      put_missing(kc, msg, a, b);
       gv__sbuf_puts(msg, ", extra key(s) ");
-      put_missing(msg, b, a);
+      put_missing(kc, msg, b, a);
       return 0;
     }
     return 1;
   case GV_CUSTOM: {
     if (gv__kind(b) != k) return kind_mismatch(a, b, msg);
     const gv__cont *ca = GV__CONT(GV__CONT(a)->meta), *cb = GV__CONT(GV__CONT(b)->meta);
-    int same = gv__same_value(memo, ca->kids[0], cb->kids[0]);
+    int same = gv__same_value(kc, ca->kids[0], cb->kids[0]);
     if (same < 0) return -1;
     if (!same) {
       gv__sbuf_puts(msg, "custom node type mismatch: expected ");
@@ -270,7 +198,7 @@ int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf 
       put_name(msg, b);
       return 0;
     }
-    same = gv__same_value(memo, &ca->h, &cb->h);
+    same = gv__same_value(kc, &ca->h, &cb->h);
     if (same < 0) return -1;
     if (!same) {
       const gv_node *ma = gv_custom_meta(a), *mb = gv_custom_meta(b);
@@ -294,7 +222,12 @@ int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf 
   }
 }
 
-const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i) {
+int gv__match_node(gv__cmp *kc, const gv_node *a, const gv_node *b, gv__sbuf *msg) {
+  int r = match_node(kc, a, b, msg);
+  return kc->oom ? -1 : r;
+}
+
+const gv_node *gv__match_child(gv__cmp *kc, const gv_node *a, const gv_node *b, size_t i) {
   if (a == b) return gv__trav_child(a, i);
   if (gv__is_dict_kind(gv__kind(a))) {
     const gv__cont *ka = GV__CONT(GV__CONT(a)->meta), *kb = GV__CONT(GV__CONT(b)->meta);
@@ -302,7 +235,7 @@ const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i) {
     if (ka == kb) return GV__CONT(b)->kids[ix];
     if (gv__kind(a) != GV_ODICT && gv_keyset_twin(&ka->h) == gv_keyset_twin(&kb->h))
       return GV__CONT(b)->kids[kb->perm ? kb->perm[i] : i];
-    return gv_get(b, ka->kids[ix]);
+    return gv__get(kc, b, ka->kids[ix]);
   }
   return GV__CONT(b)->kids[i];
 }
@@ -313,8 +246,8 @@ const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i) {
 
 /* GV_OK and *ok; with ok == 0 the message is in err. Pairs of large subtrees
  * that matched are remembered, so a shared pair is walked once. */
-static gv_status match_walk(gv__memo *memo, const gv_node *x, const gv_node *y, int prefix, int *ok,
-                            gv_error *err) {
+static gv_status match_walk(gv__memo *memo, gv__cmp *kc, const gv_node *x, const gv_node *y,
+                            int prefix, int *ok, gv_error *err) {
   gv__frame fbuf[32];
   gv__vec frames;
   gv__vec_init_buf(&frames, sizeof(gv__frame), fbuf, 32);
@@ -333,7 +266,7 @@ static gv_status match_walk(gv__memo *memo, const gv_node *x, const gv_node *y, 
       }
       gv__memo_ent *me = big ? gv__memo_get(memo, a, b) : NULL;
       if (!me || !(me->v & GV__MEMO_MATCH)) {
-        int r = gv__match_node(memo, a, b, &msg);
+        int r = gv__match_node(kc, a, b, &msg);
         if (r < 0) goto oom;
         if (!r) {
           *ok = 0;
@@ -352,7 +285,8 @@ static gv_status match_walk(gv__memo *memo, const gv_node *x, const gv_node *y, 
       if (f->next < f->node->arity) {
         size_t i = f->next++;
         a = gv__trav_child(f->node, i);
-        b = gv__match_child(f->node, (const gv_node *)(const void *)f->user, i);
+        b = gv__match_child(kc, f->node, (const gv_node *)(const void *)f->user, i);
+        if (kc->oom) goto oom;
         break;
       }
       if (f->base && memo_or(memo, f->node, (const void *)f->user, GV__MEMO_MATCH) != GV_OK)
@@ -361,7 +295,7 @@ static gv_status match_walk(gv__memo *memo, const gv_node *x, const gv_node *y, 
     }
   }
 oom:
-  s = gv__oom(err);
+  s = gv__oom_mem(memo->mem, err);
 done:
   gv__mvec_free(memo->mem, &frames);
   return s;
@@ -387,10 +321,15 @@ gv_status gv_same_structure(const gv_arena *a, const gv_node *x, const gv_node *
   gv_status s;
   if ((s = check_pair(a, x, "tree", y, err)) != GV_OK) return s;
   if (x == y) return GV_OK;
+  size_t failed = 0;
+  gv__mem mem = gv__mem_reader(a, &failed);
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a), a);
+  gv__memo_init(&memo, mem, a);
+  gv__cmp kc;
+  gv__cmp_init(&kc, mem, a, 1);
   int ok;
-  s = match_walk(&memo, x, y, 0, &ok, err);
+  s = match_walk(&memo, &kc, x, y, 0, &ok, err);
+  gv__cmp_free(&kc);
   gv__memo_free(&memo);
   if (s != GV_OK) return s;
   return ok ? GV_OK : GV_EMISMATCH;
@@ -405,12 +344,17 @@ gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node 
     *result = true;
     return GV_OK;
   }
+  size_t failed = 0;
+  gv__mem mem = gv__mem_reader(a, &failed);
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a), a);
+  gv__memo_init(&memo, mem, a);
+  gv__cmp kc;
+  gv__cmp_init(&kc, mem, a, 1);
   int ok;
-  s = match_walk(&memo, shallow, t, 1, &ok, NULL);
+  s = match_walk(&memo, &kc, shallow, t, 1, &ok, NULL);
+  gv__cmp_free(&kc);
   gv__memo_free(&memo);
-  if (s != GV_OK) return gv__oom(err);
+  if (s != GV_OK) return gv__oom_mem(mem, err);
   *result = ok != 0;
   return GV_OK;
 }
@@ -429,7 +373,7 @@ gv_status gv_is_prefix(const gv_arena *a, const gv_node *shallow, const gv_node 
 
 /* The child of q under the same path entry as p's child at insertion index
  * ix, or NULL. */
-static const gv_node *sp_counterpart(const gv_node *p, size_t ix, const gv_node *q) {
+static const gv_node *sp_counterpart(gv__cmp *kc, const gv_node *p, size_t ix, const gv_node *q) {
   const gv_node *key = gv_key(p, ix);
   const gv_node *qks = gv__keys_of(q);
   if (key) {
@@ -438,8 +382,8 @@ static const gv_node *sp_counterpart(const gv_node *p, size_t ix, const gv_node 
       int64_t v = gv__ival(key);
       return v >= 0 && (uint64_t)v < gv__arity(q) ? GV__CONT(q)->kids[v] : NULL;
     }
-    size_t j = gv__keyset_find(qks, key);
-    if (j == SIZE_MAX || !gv__key_same(GV__CONT(qks)->kids[j], key)) return NULL;
+    size_t j = gv__keyset_find(kc, qks, key);
+    if (j == SIZE_MAX || !gv__key_same(kc, GV__CONT(qks)->kids[j], key)) return NULL;
     return GV__CONT(q)->kids[j];
   }
   if (!qks) return ix < gv__arity(q) ? GV__CONT(q)->kids[ix] : NULL;
@@ -447,7 +391,7 @@ static const gv_node *sp_counterpart(const gv_node *p, size_t ix, const gv_node 
   const gv__cont *ks = GV__CONT(qks);
   const gv_node *k = gv__imm(GV_INT, (uint64_t)ix);
   if (k) {
-    size_t j = gv__keyset_find(qks, k);
+    size_t j = gv__keyset_find(kc, qks, k);
     if (j == SIZE_MAX || gv__kind(ks->kids[j]) != GV_INT) return NULL;
     return GV__CONT(q)->kids[j];
   }
@@ -480,7 +424,8 @@ static int sp_big(const gv__memo *memo, const gv_node *p, const gv_node *q) {
 }
 
 /* SP_P / SP_Q of two containers that both hold leaves. */
-static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, unsigned *out) {
+static gv_status sp_bits(gv__memo *memo, gv__cmp *kc, const gv_node *p0, const gv_node *q0,
+                         unsigned *out) {
   gv__memo_ent *me = gv__memo_get(memo, p0, q0);
   if (me) {
     *out = (unsigned)me->v;
@@ -500,7 +445,11 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
       gv__memo_step(memo, 1);
       const gv_node *pc = GV__CONT(f->p)->kids[ix];
       if (gv__num_leaves(pc) == 0) continue;
-      const gv_node *qc = sp_counterpart(f->p, ix, f->q);
+      const gv_node *qc = sp_counterpart(kc, f->p, ix, f->q);
+      if (kc->oom) {
+        s = GV_ENOMEM;
+        break;
+      }
       int t = sp_trivial(pc, qc);
       if (t >= 0) {
         f->bits |= (unsigned)t;
@@ -523,7 +472,11 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
       size_t ix = f->i++;
       const gv_node *qc = GV__CONT(f->q)->kids[ix];
       if (gv__num_leaves(qc) == 0) continue;
-      const gv_node *pc = sp_counterpart(f->q, ix, f->p);
+      const gv_node *pc = sp_counterpart(kc, f->q, ix, f->p);
+      if (kc->oom) {
+        s = GV_ENOMEM;
+        break;
+      }
       if (!pc || gv__num_leaves(pc) == 0) f->bits |= SP_Q;
       continue;
     }
@@ -541,8 +494,8 @@ static gv_status sp_bits(gv__memo *memo, const gv_node *p0, const gv_node *q0, u
 /* Appends the paths of x that y lacks, in x's traversal order, until b is
  * full. A frame walks node p (user: q, its counterpart in y, or NULL when
  * every path under p is listed); the frames name the path being listed. */
-static gv_status sp_list(gv__memo *memo, gv__sbuf *b, const gv_node *x, const gv_node *y,
-                         int *first) {
+static gv_status sp_list(gv__memo *memo, gv__cmp *kc, gv__sbuf *b, const gv_node *x,
+                         const gv_node *y, int *first) {
   gv__frame fbuf[32];
   gv__vec st;
   gv__vec_init_buf(&st, sizeof(gv__frame), fbuf, 32);
@@ -571,7 +524,11 @@ static gv_status sp_list(gv__memo *memo, gv__sbuf *b, const gv_node *x, const gv
     size_t ix = gv__trav_index(p, f->next++);
     const gv_node *pc = GV__CONT(p)->kids[ix];
     if (gv__num_leaves(pc) == 0) continue;
-    const gv_node *qc = q ? sp_counterpart(p, ix, q) : NULL;
+    const gv_node *qc = q ? sp_counterpart(kc, p, ix, q) : NULL;
+    if (kc->oom) {
+      s = GV_ENOMEM;
+      break;
+    }
     int all = !qc || gv__num_leaves(qc) == 0 || gv__is_leaf(qc);
     if (gv__is_leaf(pc)) { /* missing unless q has a leaf there too */
       if (!qc || !gv__is_leaf(qc)) SP_EMIT();
@@ -579,7 +536,7 @@ static gv_status sp_list(gv__memo *memo, gv__sbuf *b, const gv_node *x, const gv
     }
     if (!all && pc != qc) {
       unsigned bits;
-      if ((s = sp_bits(memo, pc, qc, &bits)) != GV_OK) break;
+      if ((s = sp_bits(memo, kc, pc, qc, &bits)) != GV_OK) break;
       if (!(bits & SP_P)) continue;
     } else if (!all) {
       continue;
@@ -594,7 +551,8 @@ done:
 }
 
 /* Bits of the root pair. */
-static gv_status sp_root(gv__memo *memo, const gv_node *x, const gv_node *y, unsigned *bits) {
+static gv_status sp_root(gv__memo *memo, gv__cmp *kc, const gv_node *x, const gv_node *y,
+                         unsigned *bits) {
   uint64_t lx = gv__num_leaves(x), ly = gv__num_leaves(y);
   if (lx == 0 || ly == 0) {
     *bits = (lx ? SP_P : 0u) | (ly ? SP_Q : 0u);
@@ -605,17 +563,21 @@ static gv_status sp_root(gv__memo *memo, const gv_node *x, const gv_node *y, uns
     *bits = (unsigned)t;
     return GV_OK;
   }
-  return sp_bits(memo, x, y, bits);
+  return sp_bits(memo, kc, x, y, bits);
 }
 
 gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, gv_error *err) {
   gv_status s;
   if ((s = check_pair(a, x, "tree", y, err)) != GV_OK) return s;
   if (x == y) return GV_OK;
+  size_t failed = 0;
+  gv__mem mem = gv__mem_reader(a, &failed);
   gv__memo memo;
-  gv__memo_init(&memo, gv__mem_reader(a), a);
+  gv__memo_init(&memo, mem, a);
+  gv__cmp kc;
+  gv__cmp_init(&kc, mem, a, 1);
   unsigned bits = 0;
-  s = sp_root(&memo, x, y, &bits);
+  s = sp_root(&memo, &kc, x, y, &bits);
   if (s == GV_OK && bits) {
     s = GV_EMISMATCH;
     if (err) {
@@ -623,10 +585,10 @@ gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, g
       err->msg[0] = '\0';
       gv__sbuf_puts(&b, "don't have the same paths: paths in a missing in b: [");
       int first = 1;
-      gv_status ls = sp_list(&memo, &b, x, y, &first);
+      gv_status ls = sp_list(&memo, &kc, &b, x, y, &first);
       gv__sbuf_puts(&b, "]; paths in b missing in a: [");
       first = 1;
-      if (ls == GV_OK) ls = sp_list(&memo, &b, y, x, &first);
+      if (ls == GV_OK) ls = sp_list(&memo, &kc, &b, y, x, &first);
       gv__sbuf_puts(&b, "]");
       if (ls != GV_OK) s = ls;
       err->status = s;
@@ -634,7 +596,8 @@ gv_status gv_same_paths(const gv_arena *a, const gv_node *x, const gv_node *y, g
       if (b.truncated) gv__err_cut(err);
     }
   }
+  gv__cmp_free(&kc);
   gv__memo_free(&memo);
-  if (s == GV_ENOMEM) return gv__oom(err);
+  if (s == GV_ENOMEM) return gv__oom_mem(mem, err);
   return s;
 }

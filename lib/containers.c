@@ -120,7 +120,7 @@ static gv_status gv__namedtuple(gv_arena *a, const gv_node *type_name, const gv_
     if (s != GV_OK) return s;
   }
   const gv_node **sk = gv__tmp(a, (n + 1) * sizeof *sk);
-  if (!sk) return gv__oom(err);
+  if (!sk) return gv__oom(a, err);
   sk[0] = type_name;
   if (n) memcpy(sk + 1, fields, n * sizeof *sk);
   const gv_node *schema;
@@ -178,9 +178,9 @@ static gv_status gv__dict_sorted_in(gv_arena *a, const gv_node *n, const gv_node
     return GV_OK;
   }
   size_t len = gv__arity(n);
-  if (len > SIZE_MAX / sizeof(gv_node *)) return gv__oom(err);
+  if (len > SIZE_MAX / sizeof(gv_node *)) return gv__oom(a, err);
   const gv_node **v = gv__tmp(a, len * sizeof *v);
-  if (!v) return gv__oom(err);
+  if (!v) return gv__oom(a, err);
   for (size_t i = 0; i < len; i++)
     v[i] = d->kids[ks->perm[i]];
   /* the twin is sorted: its traversal order is its insertion order, so the

@@ -10,8 +10,17 @@
  * A node the destination or one of its frozen parents already holds (a lookup
  * by identity) is used as it is and not walked.
  *
+ * The map and the stacks are scratch of the call: they come from the
+ * destination's allocator hook and are not counted in its budget (as a
+ * reader's scratch), so a copy needs room in the budget for what it adds and
+ * nothing more. Keysets are copied in their source's order (the sorted twin
+ * first): no sort, no scratch of the constructors.
+ *
  * gv_arena_compact copies a set of roots into a fresh arena with one copy map,
- * so what the roots share is copied once. */
+ * so what the roots share is copied once. It counts the nodes it will add
+ * first and sizes the fresh arena's table for them, so that the table never
+ * grows during the copy and the chunks take what is left of the budget: a
+ * compaction succeeds whenever its result fits max_bytes. */
 #include "internal.h"
 
 typedef struct cp_ent {
@@ -28,6 +37,8 @@ typedef struct cp {
   gv_arena *a;
   uint64_t (*map)(void *, uint64_t); /* handle remapping (gv__copy_map) or NULL */
   void *map_ctx;
+  gv__mem mem; /* scratch: a's hook, not counted */
+  size_t failed;
   cp_ent *tab;
   size_t cap, len;
   gv__vec stack, vals, order;
@@ -50,7 +61,7 @@ static gv_status cp_put(cp *c, const gv_node *src, const gv_node *dst) {
   if (2 * (c->len + 1) > c->cap) {
     size_t ncap = c->cap ? 2 * c->cap : 64;
     if (ncap > SIZE_MAX / sizeof(cp_ent)) return GV_ENOMEM;
-    cp_ent *nt = gv__raw_alloc(c->a, ncap * sizeof *nt);
+    cp_ent *nt = gv__mem_realloc(c->mem, NULL, 0, ncap * sizeof *nt);
     if (!nt) return GV_ENOMEM;
     memset(nt, 0, ncap * sizeof *nt);
     for (size_t i = 0; i < c->cap; i++) {
@@ -60,7 +71,7 @@ static gv_status cp_put(cp *c, const gv_node *src, const gv_node *dst) {
         j = (j + 1) & (ncap - 1);
       nt[j] = c->tab[i];
     }
-    gv__raw_free(c->a, c->tab, c->cap * sizeof *c->tab);
+    if (c->tab) gv__mem_realloc(c->mem, c->tab, c->cap * sizeof *c->tab, 0);
     c->tab = nt;
     c->cap = ncap;
   }
@@ -73,15 +84,16 @@ static gv_status cp_put(cp *c, const gv_node *src, const gv_node *dst) {
   return GV_OK;
 }
 
-/* Refs of an allocated non-leaf node: a keyset's keys; otherwise meta, aux,
- * then the children (NULL refs stay NULL). A tuple's meta, its canonical twin,
- * reads as NULL: the tuple constructor makes the twin itself. */
+/* Refs of an allocated non-leaf node: a keyset's keys, then its sorted twin
+ * (NULL when it is its own); otherwise meta, aux, then the children (NULL
+ * refs stay NULL). A tuple's meta, its canonical twin, reads as NULL: the
+ * tuple constructor makes the twin itself. */
 static size_t cp_nrefs(const gv_node *n) {
-  return n->kind == GV_KEYSET ? n->arity : (size_t)n->arity + 2;
+  return (size_t)n->arity + (n->kind == GV_KEYSET ? 1u : 2u);
 }
 static const gv_node *cp_ref(const gv_node *n, size_t i) {
   const gv__cont *c = GV__CONT(n);
-  if (n->kind == GV_KEYSET) return c->kids[i];
+  if (n->kind == GV_KEYSET) return i < n->arity ? c->kids[i] : c->meta;
   if (i == 0) return n->kind == GV_TUPLE ? NULL : c->meta;
   return i == 1 ? c->aux : c->kids[i - 2];
 }
@@ -117,11 +129,14 @@ static gv_status cp_rebuild(cp *c, const gv_node *n, const gv_node *const *r, co
                             gv_error *err) {
   gv_arena *a = c->a;
   if (n->kind != GV_KEYSET) return gv__make_node(a, n->kind, r[0], r[1], r + 2, n->arity, out, err);
-  if (!(n->aux16 & GV__KS_HOST)) return gv__keyset_build(a, r, n->arity, out, err);
+  if (!(n->aux16 & GV__KS_HOST)) return gv__keyset_like(a, r, n->arity, n, r[n->arity], out, err);
+  if (!c->map) return gv__keyset_host_like(a, r, n->arity, n, r[n->arity], out, err);
+  /* handles mapped anew may meet: checked again (GV_EKEY), in the source's order */
   const uint32_t *perm = GV__CONT(n)->perm;
   if (!perm) { /* a host twin: the identity order */
     c->order.len = 0;
-    if (gv__vec_reserve(a, &c->order, n->arity) != GV_OK) return gv__oom(err);
+    if (gv__mvec_reserve(c->mem, &c->order, n->arity) != GV_OK)
+      return gv__oom_bytes(err, c->failed);
     for (uint32_t i = 0; i < n->arity; i++)
       GV__VEC_AT(&c->order, uint32_t, i) = i;
     perm = (const uint32_t *)c->order.p;
@@ -144,7 +159,7 @@ static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_erro
     }
   }
   cp_frame f0 = {root, 0, 0};
-  if (gv__vec_push(a, &c->stack, &f0) != GV_OK) return gv__oom(err);
+  if (gv__mvec_push(c->mem, &c->stack, &f0) != GV_OK) return gv__oom_bytes(err, c->failed);
   while (c->stack.len) {
     cp_frame *f = &GV__VEC_AT(&c->stack, cp_frame, c->stack.len - 1);
     const gv_node *x = f->node;
@@ -158,15 +173,16 @@ static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_erro
             if (c->stack.len > a->max_depth)
               return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
             cp_frame nf = {r, 0, c->vals.len};
-            if (gv__vec_push(a, &c->stack, &nf) != GV_OK) return gv__oom(err);
+            if (gv__mvec_push(c->mem, &c->stack, &nf) != GV_OK)
+              return gv__oom_bytes(err, c->failed);
             continue;
           }
           gv_status s = cp_leaf(c, r, &done, err);
           if (s != GV_OK) return s;
-          if (!gv__is_imm(r) && cp_put(c, r, done) != GV_OK) return gv__oom(err);
+          if (!gv__is_imm(r) && cp_put(c, r, done) != GV_OK) return gv__oom_bytes(err, c->failed);
         }
       }
-      if (gv__vec_push(a, &c->vals, &done) != GV_OK) return gv__oom(err);
+      if (gv__mvec_push(c->mem, &c->vals, &done) != GV_OK) return gv__oom_bytes(err, c->failed);
       continue;
     }
     size_t base = f->base;
@@ -175,12 +191,12 @@ static gv_status cp_run(cp *c, const gv_node *root, const gv_node **out, gv_erro
     if (s != GV_OK) return s;
     c->vals.len = base;
     c->stack.len--;
-    if (cp_put(c, x, res) != GV_OK) return gv__oom(err);
+    if (cp_put(c, x, res) != GV_OK) return gv__oom_bytes(err, c->failed);
     if (!c->stack.len) {
       *out = res;
       return GV_OK;
     }
-    if (gv__vec_push(a, &c->vals, &res) != GV_OK) return gv__oom(err);
+    if (gv__mvec_push(c->mem, &c->vals, &res) != GV_OK) return gv__oom_bytes(err, c->failed);
   }
   return gv__err(err, GV_EINVAL, "empty walk"); /* not reached */
 }
@@ -190,16 +206,54 @@ static void cp_init(cp *c, gv_arena *dst, uint64_t (*map)(void *, uint64_t), voi
   c->a = dst;
   c->map = map;
   c->map_ctx = ctx;
+  c->mem = gv__mem_reader(dst, &c->failed);
   gv__vec_init(&c->stack, sizeof(cp_frame));
   gv__vec_init(&c->vals, sizeof(const gv_node *));
   gv__vec_init(&c->order, sizeof(uint32_t));
 }
 
 static void cp_fini(cp *c) {
-  gv__vec_free(c->a, &c->stack);
-  gv__vec_free(c->a, &c->vals);
-  gv__vec_free(c->a, &c->order);
-  gv__raw_free(c->a, c->tab, c->cap * sizeof *c->tab);
+  gv__mvec_free(c->mem, &c->stack);
+  gv__mvec_free(c->mem, &c->vals);
+  gv__mvec_free(c->mem, &c->order);
+  if (c->tab) gv__mem_realloc(c->mem, c->tab, c->cap * sizeof *c->tab, 0);
+}
+
+/* What a copy of roots[0..n) will add to c->a: the allocated nodes they
+ * reach (through children, metadata and twins) that c->a and its parents do
+ * not hold, and the secondary slots of those that have one. The map marks
+ * the nodes seen and is emptied after (its size stays, as the copy needs
+ * it). */
+static gv_status cp_count(cp *c, const gv_node *const *roots, size_t n, size_t *nodes,
+                          size_t *slots) {
+  gv_arena *a = c->a;
+  gv_status s = GV_OK;
+  size_t count = 0, sec = 0;
+  for (size_t i = 0; i < n && s == GV_OK; i++) {
+    const gv_node *r = roots[i];
+    if (gv__is_imm(r) || cp_find(c, r) || gv__intern_has(a, r)) continue;
+    if ((s = cp_put(c, r, r)) != GV_OK) break;
+    if ((s = gv__mvec_push(c->mem, &c->vals, &r)) != GV_OK) break;
+    while (c->vals.len && s == GV_OK) {
+      const gv_node *x = GV__VEC_AT(&c->vals, const gv_node *, --c->vals.len);
+      uint64_t h2;
+      count++;
+      sec += (size_t)gv__secondary(x, &h2);
+      if (gv__is_leaf(x)) continue;
+      const gv__cont *k = GV__CONT(x);
+      for (size_t j = 0; j < (size_t)x->arity + 2 && s == GV_OK; j++) {
+        const gv_node *y = j < x->arity ? k->kids[j] : j == x->arity ? k->meta : k->aux;
+        if (!y || gv__is_imm(y) || cp_find(c, y) || gv__intern_has(a, y)) continue;
+        if ((s = cp_put(c, y, y)) == GV_OK) s = gv__mvec_push(c->mem, &c->vals, &y);
+      }
+    }
+  }
+  c->vals.len = 0;
+  if (c->tab) memset(c->tab, 0, c->cap * sizeof *c->tab);
+  c->len = 0;
+  *nodes = count;
+  *slots = sec;
+  return s;
 }
 
 gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),
@@ -247,16 +301,25 @@ gv_status gv_arena_compact(const gv_arena *a, const gv_node *const *roots, size_
   cfg.parent = a->parent;
   gv_arena *f = NULL;
   gv_status s = gv_arena_new(&cfg, &f);
-  if (s != GV_OK) return s == GV_ENOMEM ? gv__oom(err) : gv__err(err, s, "cannot make the arena");
+  if (s == GV_ENOMEM && cfg.max_bytes && cfg.max_bytes < sizeof *f)
+    return gv__err(err, s, "out of memory budget (max_bytes %zu)", cfg.max_bytes);
+  if (s == GV_ENOMEM) return gv__oom_bytes(err, sizeof *f);
+  if (s != GV_OK) return gv__err(err, s, "cannot make the arena");
   /* the results go to scratch first (out_roots may be roots, and stays as it was on failure);
    * one copy map for all roots, so what they share is copied once */
-  const gv_node **res = NULL;
-  if (n && (n > SIZE_MAX / sizeof *res || !(res = gv__raw_alloc(f, n * sizeof *res)))) {
-    gv_arena_free(f);
-    return gv__oom(err);
-  }
   cp c;
   cp_init(&c, f, NULL, NULL);
+  const gv_node **res = NULL;
+  size_t nodes = 0, slots = 0;
+  if (n &&
+      (n > SIZE_MAX / sizeof *res || !(res = gv__mem_realloc(c.mem, NULL, 0, n * sizeof *res))))
+    s = gv__oom_bytes(err, n > SIZE_MAX / sizeof *res ? 0 : n * sizeof *res);
+  else if ((s = cp_count(&c, roots, n, &nodes, &slots)) != GV_OK)
+    s = gv__oom_bytes(err, c.failed);
+  /* the table for them all now, before any chunk: a hint (roots of several arenas may count one
+   * value twice), so a failure here leaves the table to grow as the copy goes */
+  else if (gv__intern_reserve_n(f, nodes + slots) != GV_OK)
+    (void)gv__oom(f, NULL); /* forgets the failure */
   for (size_t i = 0; i < n && s == GV_OK; i++) {
     s = cp_run(&c, roots[i], &res[i], err);
     if (s != GV_OK && err && err->msg[0] && n > 1) {
@@ -265,14 +328,13 @@ gv_status gv_arena_compact(const gv_arena *a, const gv_node *const *roots, size_
       gv__err(err, s, "root %zu: %s", i, msg);
     }
   }
+  if (s == GV_OK && n) memcpy((void *)out_roots, res, n * sizeof *res);
+  if (res) gv__mem_realloc(c.mem, (void *)res, n * sizeof *res, 0);
   cp_fini(&c);
   if (s != GV_OK) {
-    gv__raw_free(f, res, n * sizeof *res);
     gv_arena_free(f);
     return s;
   }
-  if (n) memcpy((void *)out_roots, res, n * sizeof *res);
-  gv__raw_free(f, res, n * sizeof *res);
   *fresh = f;
   return GV_OK;
 }

@@ -119,6 +119,13 @@ static gv_status d_fail(w_dec *d, gv_status s, size_t off, const char *fmt, ...)
   return s;
 }
 
+/* GV_ENOMEM at off, with why the arena's allocation failed. */
+static gv_status d_oom(w_dec *d, size_t off) {
+  gv_error e;
+  gv__oom(d->a, &e);
+  return d_fail(d, GV_ENOMEM, off, "%s", e.msg);
+}
+
 /* Minimal LEB128, at most 10 bytes, value < 2^64. */
 static gv_status d_varint_slow(w_dec *d, size_t *pos, uint64_t *out) {
   size_t start = *pos;
@@ -239,7 +246,7 @@ static gv_status d_host_keyset(w_dec *d, size_t k, const gv_node *const *items, 
     return GV_OK;
   }
   d->order.len = 0;
-  if (gv__vec_reserve(d->a, &d->order, sl->n) != GV_OK) return gv__oom(e);
+  if (gv__vec_reserve(d->a, &d->order, sl->n) != GV_OK) return gv__oom(d->a, e);
   size_t pos = sl->opos;
   for (size_t i = 0; i < sl->n; i++) {
     uint64_t v;
@@ -266,8 +273,7 @@ static gv_status d_count(w_dec *d, const char *what, uint64_t *n) {
 /* Reads n value refs of record cur into v (replacing its contents). */
 static gv_status d_values(w_dec *d, size_t cur, size_t n, gv__vec *v) {
   v->len = 0;
-  if (gv__vec_reserve(d->a, v, n) != GV_OK)
-    return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+  if (gv__vec_reserve(d->a, v, n) != GV_OK) return d_oom(d, d->pos);
   const gv_node **out = (const gv_node **)v->p;
   for (size_t i = 0; i < n; i++) {
     gv_status s = d_ref_value_fast(d, cur, &out[i]);
@@ -286,8 +292,7 @@ static gv_status d_meta_items(w_dec *d, size_t k, const gv_node *const **items) 
     return GV_OK;
   }
   d->keys.len = 0;
-  if (gv__vec_reserve(d->a, &d->keys, sl->n) != GV_OK)
-    return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+  if (gv__vec_reserve(d->a, &d->keys, sl->n) != GV_OK) return d_oom(d, d->pos);
   const gv_node **out = (const gv_node **)d->keys.p;
   size_t pos = sl->pos;
   for (size_t i = 0; i < sl->n; i++) {
@@ -334,8 +339,7 @@ static gv_status d_record(w_dec *d, size_t cur) {
     d_slot z;
     memset(&z, 0, sizeof z);
     d->recs[cur].meta = d->metas.len;
-    if (gv__vec_push(d->a, &d->metas, &z) != GV_OK)
-      return d_fail(d, GV_ENOMEM, off, "out of memory budget");
+    if (gv__vec_push(d->a, &d->metas, &z) != GV_OK) return d_oom(d, off);
     sl = d_sl(d, cur);
   }
   gv_error e;
@@ -532,13 +536,13 @@ static gv_status d_run(w_dec *d, const gv_node **out) {
       size_t ncap = d->recs_cap ? d->recs_cap * 2 : d->len / 2 + 256;
       if (ncap > nrec) ncap = (size_t)nrec;
       d_rec *nr = gv__raw_realloc(d->a, d->recs, d->recs_cap * sizeof *nr, ncap * sizeof *nr);
-      if (!nr) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+      if (!nr) return d_oom(d, d->pos);
       d->recs = nr;
       d->recs_cap = ncap;
     }
     if (i == d->tags_cap) {
       uint8_t *nt = gv__raw_realloc(d->a, d->tags, d->tags_cap, d->recs_cap);
-      if (!nt) return d_fail(d, GV_ENOMEM, d->pos, "out of memory budget");
+      if (!nt) return d_oom(d, d->pos);
       d->tags = nt;
       d->tags_cap = d->recs_cap;
     }

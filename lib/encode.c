@@ -37,7 +37,8 @@ typedef struct w_chunk {
 } w_chunk;
 
 typedef struct w_enc {
-  gv__mem mem; /* the encoder is a reader: scratch from the hook */
+  gv__mem mem;   /* the encoder is a reader: scratch from the hook */
+  size_t failed; /* the size of a request of mem that failed */
   uint64_t *tab;
   size_t cap;               /* slots: a power of two, or 0 */
   unsigned shift;           /* 64 - log2(cap): the home slot of hash h is h >> shift */
@@ -410,17 +411,19 @@ static gv_status w_walk(w_enc *e, const gv_node *root, size_t hint, gv_error *er
   e->want = 256;
   while (e->want / 4 * 3 < hint)
     e->want *= 2;
-  if (w_resize(e, 256) != GV_OK) return gv__oom(err);
+  if (w_resize(e, 256) != GV_OK) return gv__oom_mem(e->mem, err);
   size_t first = hint < W_CHUNK_MAX / 8 ? hint * 8 : W_CHUNK_MAX;
-  if (w_chunk_new(e, first < W_CHUNK_MIN ? W_CHUNK_MIN : first) != GV_OK) return gv__oom(err);
+  if (w_chunk_new(e, first < W_CHUNK_MIN ? W_CHUNK_MIN : first) != GV_OK)
+    return gv__oom_mem(e->mem, err);
   size_t at = 0;
   if (w_nrefs(root) == 0) {
     uint64_t h = w_hash(root);
     (void)w_find(e, root, h, &at);
-    if (w_emit(e, root, NULL, 0) != GV_OK || w_number(e, root, h, at) != GV_OK) return gv__oom(err);
+    if (w_emit(e, root, NULL, 0) != GV_OK || w_number(e, root, h, at) != GV_OK)
+      return gv__oom_mem(e->mem, err);
     return GV_OK;
   }
-  if (w_open(e, root) != GV_OK) return gv__oom(err);
+  if (w_open(e, root) != GV_OK) return gv__oom_mem(e->mem, err);
   while (e->stack.len) {
     w_frame *f = &GV__VEC_AT(&e->stack, w_frame, e->stack.len - 1);
     size_t nr = f->nr, k = f->next;
@@ -438,19 +441,19 @@ static gv_status w_walk(w_enc *e, const gv_node *root, size_t hint, gv_error *er
         if (gv__is_imm(c)) { /* the common new leaf: written here */
           if (!gv__imm_valid(c))
             return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", gv__imm_kind(c));
-          if (w_room(e, W_SCALAR_MAX) != GV_OK) return gv__oom(err);
+          if (w_room(e, W_SCALAR_MAX) != GV_OK) return gv__oom_mem(e->mem, err);
           e->out = w_scalar(e->out, c, gv__imm_kind(c));
         } else {
           if (!w_known_kind(c)) return gv__err(err, GV_EINVAL, "corrupt node (kind %u)", c->kind);
           if (w_nrefs(c) != 0) {
             f->next = k + 1;
-            if (w_open(e, c) != GV_OK) return gv__oom(err);
+            if (w_open(e, c) != GV_OK) return gv__oom_mem(e->mem, err);
             goto next_frame;
           }
-          if (w_emit(e, c, NULL, 0) != GV_OK) return gv__oom(err);
+          if (w_emit(e, c, NULL, 0) != GV_OK) return gv__oom_mem(e->mem, err);
         }
         idx = e->len;
-        if (w_number(e, c, h, at) != GV_OK) return gv__oom(err);
+        if (w_number(e, c, h, at) != GV_OK) return gv__oom_mem(e->mem, err);
       }
       nums[e->nums.len++] = idx;
     }
@@ -461,7 +464,7 @@ static gv_status w_walk(w_enc *e, const gv_node *root, size_t hint, gv_error *er
       (void)w_find(e, done, h, &at); /* absent: its refs were walked first */
       if (w_emit(e, done, nums + base, e->nums.len - base) != GV_OK ||
           w_number(e, done, h, at) != GV_OK)
-        return gv__oom(err);
+        return gv__oom_mem(e->mem, err);
       e->nums.len = base;
       e->stack.len--;
       if (e->stack.len) nums[e->nums.len++] = idx; /* the parent reserved its slot */
@@ -480,7 +483,7 @@ static gv_status w_encode(const gv_arena *a, const gv_node *n, gv_write_fn w, vo
                    gv_type_name(n, NULL));
   w_enc e;
   memset(&e, 0, sizeof e);
-  e.mem = gv__mem_reader(a);
+  e.mem = gv__mem_reader(a, &e.failed);
   gv__vec_init(&e.recs, sizeof(const gv_node *));
   gv__vec_init(&e.stack, sizeof(w_frame));
   gv__vec_init(&e.nums, sizeof(size_t));

@@ -49,8 +49,9 @@ gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) {
   return s;
 }
 
-gv_status gv__oom(gv_error *err) {
-  return gv__err(err, GV_ENOMEM, "out of memory budget");
+gv_status gv__oom_bytes(gv_error *err, size_t bytes) {
+  if (!bytes) return gv__err(err, GV_ENOMEM, "out of memory (a size past what can be allocated)");
+  return gv__err(err, GV_ENOMEM, "out of memory (allocation of %zu bytes failed)", bytes);
 }
 
 void gv__err_cut(gv_error *err) {

@@ -185,7 +185,7 @@ static gv_status gv__walk_paths(gv_arena *a, const gv_node *t, gv_path_fn fn, vo
   }
   goto done;
 oom:
-  s = gv__oom(err);
+  s = gv__oom(a, err);
 done:
   gv__vec_free(a, &frames);
   gv__vec_free(a, &path);
@@ -387,7 +387,7 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
     entries = entries && depth > UINT64_MAX / entries ? UINT64_MAX : entries * depth;
     if (gv__sat_add(size, entries) > a->max_output) {
       s = gv__path_entries(a, t, &entries);
-      if (s != GV_OK) return gv__oom(err);
+      if (s != GV_OK) return gv__oom(a, err);
     }
     if ((s = gv__check_output(a, gv__sat_add(size, entries), err)) != GV_OK) return s;
   }
@@ -409,7 +409,7 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   if (s == GV_OK)
     s = gv_list(a, c.pairs.p, c.pairs.len, out, err);
   else if (s == GV_ENOMEM)
-    gv__oom(err);
+    gv__oom(a, err);
   else if (s == GV_EDEPTH)
     gv__err(err, s, "a path is deeper than max_depth (%zu)", a->max_depth);
   else

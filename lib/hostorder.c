@@ -67,21 +67,21 @@ static gv_status gv__host_make(gv_arena *a, const gv_node *const *keys, const ui
     if (d > depth) depth = d;
     esize = gv__sat_add(esize, gv__esize(keys[i]));
   }
-  if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
+  if (gv__intern_reserve(a) != GV_OK) return gv__oom(a, err);
   uint32_t *pcopy = NULL;
   if (twin) {
-    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(err);
+    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(a, err);
     memcpy(pcopy, order, n * sizeof *pcopy);
   }
   gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *));
-  if (!k) return gv__oom(err);
+  if (!k) return gv__oom(a, err);
   k->h.hash = c.hash;
   k->h.kind = GV_KEYSET;
   k->h.flags = 0;
   k->h.aux16 = (uint16_t)(GV__KS_HOST | (twin ? 0u : GV__KS_SORTED));
   k->h.arity = (uint32_t)n;
   k->depth = (uint32_t)(depth + 1);
-  k->reserved = 0;
+  k->reserved = a->tag;
   k->sethash = 0;
   k->esize = esize;
   k->meta = twin;
@@ -102,7 +102,7 @@ static int gv__host_cmp(const gv_node *x, const gv_node *y) {
     uint64_t u = gv__sval(x), v = gv__sval(y);
     return (u > v) - (u < v);
   }
-  return gv_key_cmp(x, y);
+  return gv__key_cmp(NULL, x, y); /* keys of a (and its parents): no memo needed */
 }
 
 gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
@@ -116,12 +116,13 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
     if (!gv_is_key(k) && !(gv__is_value(k) && gv__kind(k) == GV_HANDLE))
       return gv__err(err, GV_EINVAL, "key %zu is not a key or handle (a %s)", i,
                      gv_type_name(k, NULL));
+    GV__CHECK_OWNED(a, k, "key %zu is a node of another arena", i);
   }
-  if (n > SIZE_MAX / (4 * sizeof(gv_node *))) return gv__oom(err);
+  if (n > SIZE_MAX / (4 * sizeof(gv_node *))) return gv__oom(a, err);
   /* scratch: sorted keys[n] | merge[n] | seen bitmap */
   size_t words = n / 64 + 1;
   char *t = gv__tmp(a, 2 * n * sizeof(gv_node *) + words * sizeof(uint64_t));
-  if (!t) return gv__oom(err);
+  if (!t) return gv__oom(a, err);
   const gv_node **srt = (const gv_node **)(void *)t, **mrg = srt + n;
   uint64_t *seen = (uint64_t *)(void *)(mrg + n);
   memset(seen, 0, words * sizeof *seen);
@@ -173,6 +174,12 @@ gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, con
     return s;
   }
   return gv__host_make(a, keys, order, n, twin, out, err);
+}
+
+gv_status gv__keyset_host_like(gv_arena *a, const gv_node *const *keys, size_t n,
+                               const gv_node *src, const gv_node *twin, const gv_node **out,
+                               gv_error *err) {
+  return gv__host_make(a, keys, twin ? GV__CONT(src)->perm : NULL, n, twin, out, err);
 }
 
 gv_status gv_keyset(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,

@@ -312,7 +312,8 @@ static int gv__grow_stream(gv_arena *a, const uint64_t *old, size_t on) {
  * (the others are being rolled back); GV_ENOMEM leaves it as it was, except
  * that a shrink never fails. */
 static gv_status gv__relayout(gv_arena *a, size_t ns, size_t keep) {
-  uint64_t *old = a->slots, *p = gv__raw_alloc(a, ns * sizeof *p);
+  /* the budget counts the table's growth, not both tables (the old one goes below) */
+  uint64_t *old = a->slots, *p = gv__raw_alloc_replacing(a, ns * sizeof *p, a->nslots * sizeof *p);
   size_t on = a->nslots;
   a->probe_nentries = SIZE_MAX;
   if (!p) {

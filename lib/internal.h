@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* internal.h -- grove's private layouts and helpers (never installed).
  *
- * After the node layouts, the sections follow lib/'s layers from the floor
- * up: repr.c, errors.c, arena.c + intern.c, memo.c, node.c + keys.c,
- * access.c, containers.c; every other file stands on them. A file calls only
- * files below its own; arena.c and intern.c call each other, as do node.c and
- * keys.c (the core). The picture: docs/design-notes.md. Private headers of
- * one layer each stand beside this one: repr.h, read.h, wire.h, walk.h and
- * match.h. */
+ * After the node layouts (layout.h, included first), the sections follow
+ * lib/'s layers from the floor up: repr.c, errors.c, arena.c + intern.c,
+ * memo.c, node.c + keys.c, access.c, containers.c; every other file stands on
+ * them. A file calls only files below its own; arena.c and intern.c call each
+ * other, as do node.c and keys.c (the core). The picture:
+ * docs/design-notes.md. Private headers of one layer each stand beside this
+ * one: repr.h, read.h, wire.h, walk.h and match.h. */
 #ifndef GROVE_INTERNAL_H
 #define GROVE_INTERNAL_H
 
@@ -17,342 +17,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------------------
- * Node layouts. Every node starts with struct gv_node.
- * ------------------------------------------------------------------------- */
-
-struct gv_node {
-  uint64_t hash;
-  uint8_t kind;
-  uint8_t flags;
-  uint16_t aux16; /* keyset: 1 if insertion order is sorted; else 0 */
-  uint32_t arity; /* children of containers / keys of keysets; 0 for leaves */
-};
-
-/* None, bool, int, float, handle, star. */
-typedef struct gv__scalar {
-  gv_node h;
-  union {
-    int64_t i;
-    double f;
-    uint64_t u;
-  } v;
-} gv__scalar;
-
-/* str, bytes: len bytes then a NUL. */
-typedef struct gv__blob {
-  gv_node h;
-  size_t len;
-  char data[];
-} gv__blob;
-
-/* Containers and metadata nodes.
- *   list:         meta NULL, aux NULL
- *   tuple:        meta NULL, or for a key with a number in a non-canonical
- *                 spelling (GV__F_NCKEY) its canonical twin: the same key
- *                 with bools and integral floats as ints, so that two keys
- *                 are equal in Python iff their twins are one node (the twin
- *                 is not part of the tuple's identity or hash); aux NULL
- *   dict/odict:   meta keyset, aux NULL
- *   ddict:        meta keyset, aux factory (str)
- *   namedtuple:   meta schema, aux NULL
- *   deque:        meta NULL, aux maxlen (int node) or NULL for None
- *   custom:       meta ctype, aux NULL
- *   keyset:       kids = keys in insertion order; meta = sorted twin (NULL
- *                 means itself); perm = sorted order (NULL when sorted).
- *                 A host-ordered keyset (GV__KS_HOST, hostorder.c) has the
- *                 host's order as perm and aux non-NULL (see there).
- *                 An indexed keyset (sorted, GV__KS_INDEX_MIN keys or more)
- *                 has its rank index right after its kids and a secondary
- *                 intern slot under its sethash.
- *   schema:       kids = [type name, field names...]
- *   ctype:        kids = [type name, keyset or NULL, explicit meta or NULL]
- *                 (arity 3 always; kids may be NULL) */
-typedef struct gv__cont {
-  gv_node h;
-  uint32_t depth;
-  uint32_t reserved;
-  union {
-    uint64_t num_leaves; /* value kinds */
-    uint64_t sethash;    /* indexed keysets: the order-free hash of the keys */
-  };
-  uint64_t esize; /* the node written out (gv_expanded_size), saturating */
-  const gv_node *meta;
-  const gv_node *aux;
-  union {
-    const uint32_t *perm; /* keysets: insertion index of the i-th sorted key */
-    uint64_t vhash;       /* dict kinds: hash of the children in traversal order */
-  };
-  const gv_node *kids[];
-} gv__cont;
-
-/* keyset aux16 bits */
-#define GV__KS_SORTED 1u  /* insertion order is the key order */
-#define GV__KS_MIXED 2u   /* keys of several classes: ordered by type name first */
-#define GV__KS_INDEXED 4u /* registered under its set hash, with a rank index */
-#define GV__KS_HOST 16u   /* the order was given by the host (hostorder.c) */
-#define GV__KS_INDEX_MIN 8u
-
-#define GV__CONT(n) ((const gv__cont *)(const void *)(n))
-#define GV__SCALAR(n) ((const gv__scalar *)(const void *)(n))
-#define GV__BLOB(n) ((const gv__blob *)(const void *)(n))
-
-/* ---------------------------------------------------------------------------
- * Immediate leaves. None, bool and *, and every int, float and handle whose
- * payload fits, are not allocated at all: the pointer word is the value.
- *   bit 0       1 (allocated nodes are 8-byte aligned: their bit 0 is 0)
- *   bits 1..5   the kind
- *   bits 8..63  the payload: an int in 56-bit two's complement, a handle
- *               below 2^56; a float keeps its own top 56 bits and must have
- *               its low 8 bits 0 (1.0, 0.5, -2.0 and every NaN do)
- * Whether a value is immediate depends on the value alone, so each leaf still
- * has exactly one representation and equal leaves are equal pointers. Its
- * hash, flags and payload are computed from the word; gv_arena_node_at() and
- * the node count do not see immediates. So: a `const gv_node *` may point
- * nowhere. Read it through gv__kind(), gv__hash(), gv__flags(), gv__arity()
- * and gv__sval() unless it is known to be a container or a str/bytes.
- * Immediates need a 64-bit pointer; elsewhere every leaf is allocated.
- * ------------------------------------------------------------------------- */
-
-#if UINTPTR_MAX >= UINT64_MAX
-#define GV__HAVE_IMM 1
-#else
-#define GV__HAVE_IMM 0
-#endif
-
-static inline uint64_t gv__word(const gv_node *n) {
-  return (uint64_t)(uintptr_t)(const void *)n;
-}
-static inline int gv__is_imm(const gv_node *n) {
-  return (gv__word(n) & 1u) != 0;
-}
-/* The kind of an immediate: None, bool, int, float, handle or *; GV_INVALID
- * for a word no constructor makes, so that nothing reads one as memory. */
-static inline unsigned gv__imm_kind(const gv_node *n) {
-  unsigned k = (unsigned)(gv__word(n) >> 1) & 31u;
-  return (0x19Eu >> k) & 1u ? k : 0u;
-}
-/* The payload bits of an immediate, as a boxed scalar stores them in v.u. */
-static inline uint64_t gv__imm_payload(const gv_node *n) {
-  uint64_t w = gv__word(n);
-  switch (gv__imm_kind(n)) {
-  case GV_FLOAT:
-    return w & ~(uint64_t)0xFF;
-  case GV_INT: /* sign-extend 56 bits */
-    return ((w >> 8) ^ (UINT64_C(1) << 55)) - (UINT64_C(1) << 55);
-  default:
-    return w >> 8;
-  }
-}
-/* The immediate for scalar kind with payload bits u, or NULL when the value
- * must be allocated. */
-static inline const gv_node *gv__imm(unsigned kind, uint64_t u) {
-#if GV__HAVE_IMM
-  uint64_t tag = ((uint64_t)kind << 1) | 1u;
-  switch (kind) {
-  case GV_INT: {
-    uint64_t biased = u + (UINT64_C(1) << 55); /* in range iff below 2^56 */
-    if (biased >> 56) return NULL;
-    return (const gv_node *)(uintptr_t)((u << 8) | tag);
-  }
-  case GV_FLOAT:
-    if (u & 0xFF) return NULL;
-    return (const gv_node *)(uintptr_t)(u | tag);
-  case GV_HANDLE:
-    if (u >> 56) return NULL;
-    return (const gv_node *)(uintptr_t)((u << 8) | tag);
-  case GV_NONE:
-  case GV_BOOL:
-  case GV_STAR:
-    return (const gv_node *)(uintptr_t)((u << 8) | tag);
-  default:
-    return NULL;
-  }
-#else
-  (void)kind;
-  (void)u;
-  return NULL;
-#endif
-}
-/* An immediate word that gv__imm() could have made (for checking pointers a
- * caller hands in). */
-static inline int gv__imm_valid(const gv_node *n) {
-  uint64_t w = gv__word(n);
-  if (w & 0xC0u) return 0;
-  unsigned k = gv__imm_kind(n);
-  switch (k) {
-  case GV_FLOAT: /* every NaN is the one NaN */
-    if ((w & UINT64_C(0x7FF0000000000000)) == UINT64_C(0x7FF0000000000000) &&
-        (w & UINT64_C(0x000FFFFFFFFFFF00)) != 0)
-      return GV__HAVE_IMM && (w & ~(uint64_t)0xFF) == UINT64_C(0x7FF8000000000000);
-    return GV__HAVE_IMM;
-  case GV_INT:
-  case GV_HANDLE:
-    return GV__HAVE_IMM;
-  case GV_BOOL:
-    return GV__HAVE_IMM && (w >> 8) <= 1;
-  case GV_NONE:
-  case GV_STAR:
-    return GV__HAVE_IMM && (w >> 8) == 0;
-  default:
-    return 0;
-  }
-}
-
-/* Internal node flags (gv_flags() shows only the public ones). */
-#define GV__F_PUBLIC 0x1Fu
-#define GV__F_KEY                                                                                  \
-  0x20u /* a key: a hashable leaf, or a tuple of keys at most GV_MAX_KEY_DEPTH deep */
-#define GV__F_NCKEY 0x40u /* a key with a bool or an int-valued float in it (see gv__cont) */
-#define GV__F_KIDS_CANONICAL 0x80u /* every child of this container is GV_F_CANONICAL */
-
-/* A float equal to some int64 (then the int is its canonical spelling as a key). */
-static inline int gv__float_is_int(uint64_t u) {
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d;
-}
-/* Flags of a scalar leaf by kind (GV_INVALID..GV_STAR), not counting the one
- * that depends on the value (GV__F_NCKEY of an int-valued float). */
-static const uint8_t gv__leaf_flag_tab[9] = {
-    GV_F_CANONICAL,
-    GV_F_CANONICAL | GV_F_HAS_NONE | GV__F_KEY,
-    GV_F_CANONICAL | GV__F_KEY | GV__F_NCKEY,
-    GV_F_CANONICAL | GV__F_KEY,
-    GV_F_CANONICAL | GV__F_KEY,
-    GV_F_CANONICAL | GV__F_KEY,
-    GV_F_CANONICAL | GV__F_KEY,
-    GV_F_CANONICAL,
-    GV_F_CANONICAL | GV_F_STRUCTURE,
-};
-/* Flags of a scalar leaf of the given kind and payload. */
-static inline unsigned gv__leaf_flags_v(unsigned kind, uint64_t u) {
-  unsigned f = gv__leaf_flag_tab[kind];
-  if (kind == GV_FLOAT && gv__float_is_int(u)) f |= GV__F_NCKEY;
-  return f;
-}
-static inline unsigned gv__kind(const gv_node *n) {
-  return gv__is_imm(n) ? gv__imm_kind(n) : n->kind;
-}
-/* A node's flags; for an immediate float, without GV__F_NCKEY (see
- * gv__flags_full), which only the canonical twins need. */
-static inline unsigned gv__flags(const gv_node *n) {
-  return gv__is_imm(n) ? gv__leaf_flag_tab[gv__imm_kind(n)] : n->flags;
-}
-static inline unsigned gv__flags_full(const gv_node *n) {
-  return gv__is_imm(n) ? gv__leaf_flags_v(gv__imm_kind(n), gv__imm_payload(n)) : n->flags;
-}
-static inline uint32_t gv__arity(const gv_node *n) {
-  return gv__is_imm(n) ? 0u : n->arity;
-}
-/* Stable hash of a scalar leaf (node.c); what gv_hash() gives for it. */
-uint64_t gv__hash_scalar(unsigned kind, uint64_t payload);
-static inline uint64_t gv__hash(const gv_node *n) {
-  return gv__is_imm(n) ? gv__hash_scalar(gv__imm_kind(n), gv__imm_payload(n)) : n->hash;
-}
-/* Payload bits of a scalar leaf (None, bool, int, float, handle, *). */
-static inline uint64_t gv__sval(const gv_node *n) {
-  return gv__is_imm(n) ? gv__imm_payload(n) : GV__SCALAR(n)->v.u;
-}
-static inline int64_t gv__ival(const gv_node *n) {
-  uint64_t u = gv__sval(n);
-  int64_t v;
-  memcpy(&v, &u, sizeof v);
-  return v;
-}
-static inline double gv__fval(const gv_node *n) {
-  uint64_t u = gv__sval(n);
-  double v;
-  memcpy(&v, &u, sizeof v);
-  return v;
-}
-
-static inline int gv__is_container_kind(unsigned k) {
-  return k >= GV_LIST && k <= GV_CUSTOM;
-}
-static inline int gv__is_dict_kind(unsigned k) {
-  return k == GV_DICT || k == GV_ODICT || k == GV_DDICT;
-}
-static inline int gv__is_leaf_kind(unsigned k) {
-  return k >= GV_NONE && k <= GV_STAR;
-}
-/* Shorthands on nodes (immediates included). */
-static inline int gv__is_leaf(const gv_node *n) {
-  return gv__is_imm(n) || n->kind <= GV_STAR;
-}
-static inline int gv__is_container(const gv_node *n) {
-  return !gv__is_imm(n) && gv__is_container_kind(n->kind);
-}
-/* A value node (leaf or container; not metadata), NULL and bad words refused. */
-static inline int gv__is_value(const gv_node *n) {
-  if (!n) return 0;
-  if (gv__is_imm(n)) return gv__imm_valid(n);
-  return n->kind >= GV_NONE && n->kind <= GV_CUSTOM;
-}
-
-/* Leaves under n as flatten counts them (a leaf counts 1). */
-static inline uint64_t gv__num_leaves(const gv_node *n) {
-  return gv__is_container(n) ? GV__CONT(n)->num_leaves : 1;
-}
-/* x + y, saturating. */
-static inline uint64_t gv__sat_add(uint64_t x, uint64_t y) {
-  return x > UINT64_MAX - y ? UINT64_MAX : x + y;
-}
-/* gv_expanded_size of any node: 1 per node, + the data bytes of str/bytes. */
-static inline uint64_t gv__esize(const gv_node *n) {
-  if (gv__is_imm(n)) return 1;
-  if (n->kind == GV_STR || n->kind == GV_BYTES) return gv__sat_add(1, GV__BLOB(n)->len);
-  if (n->kind <= GV_STAR) return 1;
-  return GV__CONT(n)->esize;
-}
-/* The canonical twin of a key tuple (itself when it has none). */
-static inline const gv_node *gv__canon(const gv_node *t) {
-  return (t->flags & GV__F_NCKEY) ? GV__CONT(t)->meta : t;
-}
-/* Keyset of a dict kind, or NULL. */
-static inline const gv__cont *gv__keyset_of(const gv_node *n) {
-  return gv__is_dict_kind(gv__kind(n)) ? GV__CONT(GV__CONT(n)->meta) : NULL;
-}
-/* Keyset (node) of a dict kind or of a keyed custom node, or NULL. */
-static inline const gv_node *gv__keys_of(const gv_node *n) {
-  unsigned k = gv__kind(n);
-  if (gv__is_dict_kind(k)) return GV__CONT(n)->meta;
-  return k == GV_CUSTOM ? GV__CONT(GV__CONT(n)->meta)->kids[1] : NULL;
-}
-/* Insertion index of the i-th child in traversal order. */
-static inline size_t gv__trav_index(const gv_node *n, size_t i) {
-  if (n->kind == GV_DICT || n->kind == GV_DDICT) {
-    const uint32_t *p = GV__CONT(GV__CONT(n)->meta)->perm;
-    return p ? p[i] : i;
-  }
-  return i;
-}
-/* Child of n at traversal position i. */
-static inline const gv_node *gv__trav_child(const gv_node *n, size_t i) {
-  return GV__CONT(n)->kids[gv__trav_index(n, i)];
-}
-
-/* Keysets with a set-hash registration: a shuffled keyset of the same keys
- * finds its sorted twin through it and gets its permutation from the twin's
- * rank index (open addressing over key pointers, rank + 1 per slot) without
- * sorting. */
-static inline int gv__secondary(const gv_node *n, uint64_t *h2) {
-  if (n->kind != GV_KEYSET || !(n->aux16 & GV__KS_INDEXED)) return 0;
-  *h2 = GV__CONT(n)->sethash;
-  return 1;
-}
-static inline size_t gv__rank_cap(size_t n) {
-  size_t c = 16;
-  while (c < 2 * n)
-    c *= 2;
-  return c;
-}
-static inline size_t gv__rank_slot(const gv_node *k, size_t mask) {
-  return (size_t)((gv__word(k) * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
-}
-static inline const uint32_t *gv__rank_index(const gv__cont *ks) {
-  return (const uint32_t *)(const void *)(ks->kids + ks->h.arity);
-}
+#include "layout.h"
 
 /* ---------------------------------------------------------------------------
  * Text of nodes (repr.c): the floor, which calls no other file
@@ -377,8 +42,10 @@ void gv__sbuf_path(gv__sbuf *b, const gv_node *const *path, size_t depth);
 /* Fill err (if non-NULL) and return s. */
 gv_status gv__err(gv_error *err, gv_status s, const char *fmt, ...) GV_PRINTF(3, 4);
 gv_status gv__verr(gv_error *err, gv_status s, const char *fmt, va_list ap);
-/* The standard out-of-budget error. */
-gv_status gv__oom(gv_error *err);
+/* GV_ENOMEM for memory a hook failed to give (scratch outside an arena):
+ * "out of memory (allocation of N bytes failed)"; bytes 0: a size past what
+ * can be allocated. */
+gv_status gv__oom_bytes(gv_error *err, size_t bytes);
 /* GV_EINVAL unless a is an arena and t a value node (not NULL, not a
  * metadata node, not a forged word). */
 gv_status gv__tree_arg(const gv_arena *a, const gv_node *t, gv_error *err);
@@ -415,7 +82,12 @@ struct gv_arena {
   /* gv_arena_freeze was called: every writer refuses the arena from then on, so
    * its table, chunks and counters are never written again and any number of
    * threads may read them. */
-  int frozen;
+  uint8_t frozen;
+  uint8_t oom_budget; /* see oom_size */
+  /* The tag of every node the arena allocates (gv__tag_of): a mix of its
+   * address. Constructors take a child only if it is an immediate or carries
+   * the tag of the arena or of one of its parents. */
+  uint16_t tag;
   /* 1 for its owner + 1 per live child (children hold their parent): the arena
    * is released when this drops to 0, so a parent freed while children live is
    * released with the last of them. */
@@ -457,23 +129,51 @@ struct gv_arena {
   } rb[GV__RB_N];
   size_t nrb;
   uint64_t rb_lost;
+  /* the last allocation that failed (for gv__oom's message): its size (and
+   * oom_budget above: whether the budget refused it, else the allocator failed) */
+  size_t oom_size;
 };
+
+/* GV_ENOMEM with the reason of a's last failed allocation (then forgotten):
+ * "out of memory budget (max_bytes N)" when the budget refused it, else as
+ * gv__oom_bytes. */
+gv_status gv__oom(gv_arena *a, gv_error *err);
 
 /* Rolls a back to m, which must be a mark of a that is not stale (internal
  * callers, which use their own marks). gv_arena_rollback checks first. */
 void gv__rollback(gv_arena *a, const gv_mark *m);
 
-/* Checked builds (GROVE_CHECKED): whether n was allocated by a or one of its
- * parents (immediates belong to every arena). Constructors refuse children of
- * other arenas. */
+/* The tag of an allocated node: in aux16, but for a keyset (whose aux16 holds
+ * its flags) in its reserved word. */
+static inline unsigned gv__tag_of(const gv_node *n) {
+  return n->kind == GV_KEYSET ? (uint16_t)GV__CONT(n)->reserved : n->aux16;
+}
+/* Whether n may be a child of a node of a: an immediate, or a node tagged by
+ * a or one of its parents. One compare per arena of the chain; a node of
+ * another arena whose tag is the same (16 bits: 1 in 65,536 arenas) passes. */
+static inline int gv__tagged(const gv_arena *a, const gv_node *n) {
+  if (gv__is_imm(n)) return 1;
+  unsigned t = gv__tag_of(n);
+  for (; a; a = a->parent)
+    if (t == a->tag) return 1;
+  return 0;
+}
+/* Whether n was allocated by a or one of its parents (immediates belong to
+ * every arena): exact, by the chunks' address ranges (checked builds). */
 int gv__arena_owns(const gv_arena *a, const gv_node *n);
+/* Constructors refuse a child of another arena (GV_EINVAL): by its tag
+ * always, by the chunks too in checked builds (GROVE_CHECKED). */
 #if defined(GROVE_CHECKED)
 #define GV__CHECK_OWNED(a, n, ...)                                                                 \
   do {                                                                                             \
-    if ((n) && !gv__arena_owns((a), (n))) return gv__err(err, GV_EINVAL, __VA_ARGS__);             \
+    if ((n) && (!gv__tagged((a), (n)) || !gv__arena_owns((a), (n))))                               \
+      return gv__err(err, GV_EINVAL, __VA_ARGS__);                                                 \
   } while (0)
 #else
-#define GV__CHECK_OWNED(a, n, ...) ((void)(a))
+#define GV__CHECK_OWNED(a, n, ...)                                                                 \
+  do {                                                                                             \
+    if ((n) && !gv__tagged((a), (n))) return gv__err(err, GV_EINVAL, __VA_ARGS__);                 \
+  } while (0)
 #endif
 
 /* GV_EINVAL (and the message) for a writer given a frozen arena. */
@@ -512,9 +212,16 @@ static inline size_t gv__used_chain(const gv_arena *a) {
   return u;
 }
 
+/* The hook an arena gets when its config names none (mimalloc; malloc in
+ * sanitizer builds). */
+const gv_allocator *gv__default_allocator(void);
+
 /* Raw allocation through the hook, counted in the budget. NULL on failure. */
 void *gv__raw_alloc(gv_arena *a, size_t size);
 void *gv__raw_realloc(gv_arena *a, void *p, size_t old_size, size_t new_size);
+/* gv__raw_alloc of a block that replaces one of `replaced` bytes freed right
+ * after it (a table or scratch growing): the budget counts the growth only. */
+void *gv__raw_alloc_replacing(gv_arena *a, size_t size, size_t replaced);
 void gv__raw_free(gv_arena *a, void *p, size_t size);
 
 /* Bump allocation (8-byte aligned). NULL when the budget or allocator fails. */
@@ -581,17 +288,24 @@ static inline int gv__snap_eq(const gv__snapshot *x, const gv__snapshot *y) {
 typedef struct gv__mem {
   gv_arena *w;            /* a writer's arena (counted), or NULL */
   const gv_allocator *al; /* a reader's hook (not counted) */
+  size_t *failed;         /* NULL, or where the size of a request that failed goes */
 } gv__mem;
 static inline gv__mem gv__mem_writer(gv_arena *a) {
-  gv__mem m = {a, NULL};
+  gv__mem m = {a, NULL, NULL};
   return m;
 }
-static inline gv__mem gv__mem_reader(const gv_arena *a) {
-  gv__mem m = {NULL, &a->alloc};
+/* failed: NULL, or where the size of a failed request goes (gv__oom_bytes). */
+static inline gv__mem gv__mem_reader(const gv_arena *a, size_t *failed) {
+  gv__mem m = {NULL, &a->alloc, failed};
   return m;
 }
 /* realloc-style (new_size 0 frees); NULL on failure. */
 void *gv__mem_realloc(gv__mem m, void *p, size_t old_size, size_t new_size);
+/* GV_ENOMEM for a failure of m: gv__oom for a writer's arena, else
+ * gv__oom_bytes with the size m noted. */
+static inline gv_status gv__oom_mem(gv__mem m, gv_error *err) {
+  return m.w ? gv__oom(m.w, err) : gv__oom_bytes(err, m.failed ? *m.failed : 0);
+}
 
 /* Growable scratch vector. It may start in a caller's buffer (fixed: never
  * freed or resized in place; copied out when it grows). Always free it. */
@@ -712,15 +426,51 @@ gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const g
                         const gv_node *const *kids, size_t n, const gv_node **out, gv_error *err);
 gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
                            gv_error *err);
+/* The keyset of keys[0..n) (a's nodes equal to src's keys, src a grove-ordered
+ * keyset of any arena) in src's order: twin is a's node equal to src's sorted
+ * twin (NULL when src is sorted). No sort and no scratch (copy.c). */
+gv_status gv__keyset_like(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node *src,
+                          const gv_node *twin, const gv_node **out, gv_error *err);
 
 /* ---------------------------------------------------------------------------
  * Key equality and the key order (keys.c)
  * ------------------------------------------------------------------------- */
+/* Comparing nodes that may come from two arenas. Within one arena (and its
+ * parents) a value is one node, so equality is a pointer compare; across
+ * arenas a pair walk decides, and a gv__cmp remembers the pairs it found to be
+ * the same value (a 64-pair cache, then, once the comparison has taken
+ * memo.after steps, the memo) so that a pair is walked once however often two
+ * DAGs repeat it: the work of one gv__cmp's comparisons is linear in the
+ * distinct pairs of nodes they meet. Its memory comes from mem: a reader's
+ * hook, a writer's budget, or for node functions (gv_key_cmp, gv_get) the
+ * default allocator. When it fails, a comparison that can fail (can_fail)
+ * stops and sets oom (its answer is then void: the caller reports GV_ENOMEM);
+ * one that cannot goes on with the cache alone (correct, without the bound).
+ * Every function below takes a gv__cmp *, NULL for keys of one arena and its
+ * parents (the cache alone, no memory). */
+typedef struct gv__cmp {
+  gv__memo memo; /* the pairs found the same value (of GV__MEMO_MIN nodes or more) */
+  int can_fail;
+  int oom;  /* can_fail: the memo's memory failed; answers since are void */
+  int lost; /* !can_fail: the memo's memory failed; the cache alone from then on */
+  int cache_on;
+  struct {
+    const gv_node *x, *y;
+  } cache[64];
+} gv__cmp;
+/* a: as for gv__memo_init. */
+void gv__cmp_init(gv__cmp *c, gv__mem mem, const gv_arena *a, int can_fail);
+/* For node functions: the default allocator, cannot fail, on after 4096 steps. */
+void gv__cmp_init_nodes(gv__cmp *c);
+void gv__cmp_free(gv__cmp *c);
+/* Exact equality of two nodes of any kind and arenas (kind, payload, children,
+ * metadata): 1, 0, or -1 when memory failed (c->oom). */
+int gv__same_value(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* Python-equal keys (1 == 1.0 == True). */
-int gv__key_eq(const gv_node *x, const gv_node *y);
+int gv__key_eq(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* The same key value of the same types (1, 1.0 and True differ): one node
  * within an arena; x and y are keys. */
-int gv__key_same(const gv_node *x, const gv_node *y);
+int gv__key_same(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* Leaves of one kind with the same payload. */
 int gv__leaf_same(const gv_node *x, const gv_node *y);
 enum { GV__KC_NONE, GV__KC_NUM, GV__KC_BYTES, GV__KC_STR, GV__KC_TUPLE, GV__KC_BAD };
@@ -729,13 +479,15 @@ int gv__key_class(const gv_node *k);
 /* The order of a keyset whose keys are not all comparable: by type name
  * (NoneType < bool < bytes < float < int < str < tuple), then by value, tuples
  * element by element by the same rule. Total; non-keys after keys. */
-int gv__key_cmp_mixed(const gv_node *x, const gv_node *y);
+int gv__key_cmp_mixed(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* The natural key order (numbers together; tuples by their first pair of
  * elements unequal in Python). Sets *incomparable (if not NULL) when the
  * deciding pair is incomparable in Python: the result then orders by class,
  * a total order that only serves to find repeated keys and such pairs. x and
  * y must be keys. */
-int gv__key_cmp_nat(const gv_node *x, const gv_node *y, int *incomparable);
+int gv__key_cmp_nat(gv__cmp *c, const gv_node *x, const gv_node *y, int *incomparable);
+/* gv_key_cmp under c. */
+int gv__key_cmp(gv__cmp *c, const gv_node *x, const gv_node *y);
 /* Stable bottom-up merge sort of idx[0..n) by keys, naturally or (mixed) by
  * type name first (tmp has room for n more). */
 void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *keys, int mixed);
@@ -755,8 +507,11 @@ void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *
  * node for positions, the key for dict kinds and keyed custom nodes. */
 gv_status gv__path_entry(gv_arena *a, const gv_node *n, size_t i, const gv_node **out);
 /* The insertion index of the key Python-equal to key in keyset ks, or
- * SIZE_MAX. O(log n) (a number or tuple in a keyset of mixed types: O(n)). */
-size_t gv__keyset_find(const gv_node *ks, const gv_node *key);
+ * SIZE_MAX (also when c->oom). O(log n) (a number or tuple in a keyset of
+ * mixed types: O(n)). */
+size_t gv__keyset_find(gv__cmp *c, const gv_node *ks, const gv_node *key);
+/* gv_get under c (NULL also when c->oom). */
+const gv_node *gv__get(gv__cmp *c, const gv_node *n, const gv_node *key);
 
 /* ---------------------------------------------------------------------------
  * Containers (containers.c; hostorder.c and copy.c where marked)
@@ -778,6 +533,11 @@ gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
 /* A host-ordered keyset (hostorder.c; no mark of its own). */
 gv_status gv__keyset_host(gv_arena *a, const gv_node *const *keys, size_t n, const uint32_t *order,
                           const gv_node **out, gv_error *err);
+/* gv__keyset_like for a host-ordered src (hostorder.c): twin NULL when src is
+ * a twin itself. */
+gv_status gv__keyset_host_like(gv_arena *a, const gv_node *const *keys, size_t n,
+                               const gv_node *src, const gv_node *twin, const gv_node **out,
+                               gv_error *err);
 /* gv_copy with every handle h replaced by map(ctx, h) (copy.c; for hosts
  * whose handle numbers differ between the encoding and the destination). */
 gv_status gv__copy_map(gv_arena *dst, const gv_node *n, uint64_t (*map)(void *, uint64_t),

@@ -95,74 +95,171 @@ int gv__leaf_same(const gv_node *x, const gv_node *y) {
   }
 }
 
-/* Whether two key tuples with the same hash and arity are the same value of
- * the same types (within one arena that is one node; this is for two arenas,
- * or a hash collision): child by child, over an explicit stack (keys nest at
- * most GV_MAX_KEY_DEPTH deep), with a small memo of the pairs already found
- * equal so that shared subtuples are compared once in the common case. */
-static int gv__tuples_same(const gv_node *u0, const gv_node *v0) {
-  struct {
-    const gv_node *u, *v;
-    size_t i;
-  } st[GV_MAX_KEY_DEPTH + 1];
-  struct {
-    const gv_node *u, *v;
-  } memo[64];
-  memset(memo, 0, sizeof memo);
-  size_t d = 1;
-  st[0].u = u0;
-  st[0].v = v0;
-  st[0].i = 0;
-  while (d) {
-    size_t top = d - 1;
-    const gv_node *u = st[top].u, *v = st[top].v;
-    if (st[top].i == u->arity) {
-      size_t h = (size_t)(((gv__word(u) ^ (gv__word(v) * 0x9E3779B97F4A7C15ull)) *
-                           0xBF58476D1CE4E5B9ull) >>
-                          58);
-      memo[h].u = u;
-      memo[h].v = v;
-      d--;
-      continue;
-    }
-    const gv_node *a = GV__CONT(u)->kids[st[top].i], *b = GV__CONT(v)->kids[st[top].i];
-    st[top].i++;
-    if (a == b) continue;
-    if (gv__kind(a) != gv__kind(b)) return 0;
-    if (gv__kind(a) != GV_TUPLE) {
-      if (!gv__leaf_same(a, b)) return 0;
-      continue;
-    }
-    if (a->hash != b->hash || a->arity != b->arity) return 0;
-    size_t h =
-        (size_t)(((gv__word(a) ^ (gv__word(b) * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull) >>
-                 58);
-    if (memo[h].u == a && memo[h].v == b) continue;
-    if (d == GV_MAX_KEY_DEPTH + 1) return 0; /* deeper than a key */
-    st[d].u = a;
-    st[d].v = b;
-    st[d].i = 0;
-    d++;
+/* ---------------------------------------------------------------------------
+ * The same value across arenas. Within one arena (and its parents) a value is
+ * one node; nodes of two arenas are compared by a pair walk over kids, then
+ * metadata and aux (a tuple's twin and a keyset's sorted twin follow from the
+ * kids), pruned by the stable hash. A pair found to be the same value goes into
+ * a small direct-mapped cache and, once the walk has taken more than
+ * cmp->memo.after steps, into the memo (pairs of subtrees of GV__MEMO_MIN
+ * nodes or more): so a pair is walked once however often the two DAGs repeat
+ * it, and the work is linear in the distinct pairs. Both arenas intern, so a
+ * node is the same value as at most one node of the other side: the memo
+ * holds at most as many pairs as the smaller side has distinct nodes.
+ * ------------------------------------------------------------------------- */
+
+#define GV__CMP_NODE_AFTER 4096u
+
+void gv__cmp_init(gv__cmp *c, gv__mem mem, const gv_arena *a, int can_fail) {
+  gv__memo_init(&c->memo, mem, a);
+  c->can_fail = can_fail;
+  c->oom = 0;
+  c->lost = 0;
+  c->cache_on = 0;
+}
+
+void gv__cmp_init_nodes(gv__cmp *c) {
+  gv__mem mem = {NULL, gv__default_allocator(), NULL};
+  gv__cmp_init(c, mem, NULL, 0);
+  c->memo.after = GV__CMP_NODE_AFTER;
+}
+
+void gv__cmp_free(gv__cmp *c) {
+  gv__memo_free(&c->memo);
+}
+
+static size_t gv__cache_slot(const gv_node *x, const gv_node *y) {
+  return (size_t)(((gv__word(x) ^ (gv__word(y) * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull) >>
+                  (64 - 6));
+}
+
+static int gv__known_same(gv__cmp *c, const gv_node *x, const gv_node *y) {
+  if (!c->cache_on) {
+    memset(c->cache, 0, sizeof c->cache);
+    c->cache_on = 1;
+    return 0;
   }
-  return 1;
+  size_t h = gv__cache_slot(x, y);
+  if (c->cache[h].x == x && c->cache[h].y == y) return 1;
+  return c->memo.len && gv__memo_get(&c->memo, x, y) != NULL;
+}
+
+/* Records that x and y are the same value. 0, or -1 when the memo's memory
+ * failed and c can fail (c->oom is then set). */
+static int gv__note_same(gv__cmp *c, const gv_node *x, const gv_node *y) {
+  size_t h = gv__cache_slot(x, y);
+  c->cache[h].x = x;
+  c->cache[h].y = y;
+  if (c->lost || !gv__memo_big(&c->memo, x)) return 0;
+  if (gv__memo_put(&c->memo, x, y, 1) == GV_OK) return 0;
+  if (c->can_fail) {
+    c->oom = 1;
+    return -1;
+  }
+  c->lost = 1; /* no memory: the cache alone from here on (correct, without the bound) */
+  return 0;
+}
+
+/* The references compared: kids, then meta (not a tuple's or keyset's twin,
+ * which follows from the kids), then aux. */
+static size_t gv__same_nrefs(const gv_node *n) {
+  unsigned k = n->kind;
+  return (size_t)n->arity + (k == GV_TUPLE || k == GV_KEYSET ? 0u : 2u);
+}
+static const gv_node *gv__same_ref(const gv_node *n, size_t i) {
+  const gv__cont *c = GV__CONT(n);
+  if (i < n->arity) return c->kids[i];
+  return i == n->arity ? c->meta : c->aux;
+}
+
+/* 1 if x and y (allocated containers or metadata nodes of one kind, hash and
+ * arity) are the same value, 0 if not, -1 when memory failed and c can fail. */
+static int gv__same_walk(gv__cmp *c, const gv_node *x, const gv_node *y) {
+  if (gv__known_same(c, x, y)) return 1;
+  typedef struct {
+    const gv_node *x, *y;
+    size_t i;
+  } frame;
+  frame buf[GV_MAX_KEY_DEPTH + 1]; /* a key never needs more */
+  gv__vec st;
+  gv__vec_init_buf(&st, sizeof(frame), buf, GV_MAX_KEY_DEPTH + 1);
+  frame f0 = {x, y, 0};
+  GV__VEC_AT(&st, frame, 0) = f0;
+  st.len = 1;
+  int r = 1;
+  while (st.len) {
+    frame *f = &GV__VEC_AT(&st, frame, st.len - 1);
+    if (f->i == gv__same_nrefs(f->x)) {
+      if (gv__note_same(c, f->x, f->y) < 0) {
+        r = -1;
+        break;
+      }
+      st.len--;
+      continue;
+    }
+    const gv_node *a = gv__same_ref(f->x, f->i), *b = gv__same_ref(f->y, f->i);
+    f->i++;
+    gv__memo_step(&c->memo, 1);
+    if (a == b) continue;
+    r = 0;
+    if (!a || !b || gv__is_imm(a) || gv__is_imm(b) || a->kind != b->kind) break;
+    if (a->kind <= GV_STAR) {
+      if (!gv__leaf_same(a, b)) break;
+      r = 1;
+      continue;
+    }
+    if (a->hash != b->hash || a->arity != b->arity) break;
+    r = 1;
+    if (gv__known_same(c, a, b)) continue;
+    frame nf = {a, b, 0};
+    if (c->memo.mem.w || c->memo.mem.al) {
+      if (gv__mvec_push(c->memo.mem, &st, &nf) != GV_OK) {
+        r = -1; /* only nodes that are not keys nest this deep: their callers can fail */
+        c->oom = 1;
+        break;
+      }
+    } else {
+      if (st.len == st.cap) { /* deeper than a key: callers without memory compare keys only */
+        r = 0;
+        break;
+      }
+      GV__VEC_AT(&st, frame, st.len++) = nf;
+    }
+  }
+  if (c->memo.mem.w || c->memo.mem.al) gv__mvec_free(c->memo.mem, &st);
+  return r;
+}
+
+int gv__same_value(gv__cmp *c, const gv_node *x, const gv_node *y) {
+  if (x == y) return 1;
+  if (!x || !y || gv__is_imm(x) || gv__is_imm(y) || x->kind != y->kind) return 0;
+  if (x->kind <= GV_STAR) return gv__leaf_same(x, y);
+  if (x->hash != y->hash || x->arity != y->arity) return 0;
+  if (c) return gv__same_walk(c, x, y);
+  gv__cmp own; /* keys of one arena (and its parents): the cache alone, no memory */
+  gv__mem none = {NULL, NULL, NULL};
+  gv__cmp_init(&own, none, NULL, 0);
+  own.lost = 1;
+  return gv__same_walk(&own, x, y);
 }
 
 /* The same value of the same types (True and 1 differ). */
-int gv__key_same(const gv_node *x, const gv_node *y) {
+int gv__key_same(gv__cmp *c, const gv_node *x, const gv_node *y) {
   if (x == y) return 1;
   unsigned k = gv__kind(x);
   if (k != gv__kind(y)) return 0;
   if (k != GV_TUPLE) return gv__leaf_same(x, y);
-  if (x->hash != y->hash || x->arity != y->arity) return 0;
-  return gv__tuples_same(x, y);
+  return gv__same_value(c, x, y) > 0;
 }
 
 /* Python's x == y for two keys (1 == 1.0 == True; NaN equals NaN here). Key
  * tuples compare through their canonical twins: within one arena that is one
  * pointer compare. A non-key equals only itself. */
-int gv__key_eq(const gv_node *x, const gv_node *y) {
+int gv__key_eq(gv__cmp *c, const gv_node *x, const gv_node *y) {
   if (x == y) return 1;
-  if (!x || !y || !(gv__flags(x) & gv__flags(y) & GV__F_KEY)) return 0;
+  if (!x || !y) return 0;
+  if (!(gv__flags(x) & gv__flags(y) & GV__F_KEY)) /* handles (host keysets) by value */
+    return gv__kind(x) == GV_HANDLE && gv__kind(y) == GV_HANDLE && gv__sval(x) == gv__sval(y);
   int cx = gv__key_class(x);
   if (cx != gv__key_class(y)) return 0;
   switch (cx) {
@@ -174,11 +271,12 @@ int gv__key_eq(const gv_node *x, const gv_node *y) {
   case GV__KC_STR:
     return gv__leaf_same(x, y);
   default:
-    return gv__key_same(gv__canon(x), gv__canon(y));
+    return gv__key_same(c, gv__canon(x), gv__canon(y));
   }
 }
 
-/* Orders non-keys (after every key, by hash). Returns 2 when both are keys. */
+/* Orders non-keys (after every key, by hash; a handle and its equal of
+ * another arena are equal). Returns 2 when both are keys. */
 static int gv__nonkey_cmp(const gv_node *x, const gv_node *y) {
   int kx = x && (gv__flags(x) & GV__F_KEY), ky = y && (gv__flags(y) & GV__F_KEY);
   if (kx && ky) return 2;
@@ -186,6 +284,7 @@ static int gv__nonkey_cmp(const gv_node *x, const gv_node *y) {
   if (kx != ky) return kx ? -1 : 1;
   uint64_t hx = gv__hash(x), hy = gv__hash(y);
   if (hx != hy) return hx < hy ? -1 : 1;
+  if (gv__kind(x) == GV_HANDLE && gv__kind(y) == GV_HANDLE && gv__sval(x) == gv__sval(y)) return 0;
   return gv__word(x) < gv__word(y) ? -1 : 1;
 }
 
@@ -196,7 +295,7 @@ static int gv__nonkey_cmp(const gv_node *x, const gv_node *y) {
  * bytes < str < tuple), so that this is a total order all the same. x and y
  * are keys. Iterative: a tuple compares as its first unequal pair, so the loop
  * descends into that pair and never comes back up. */
-int gv__key_cmp_nat(const gv_node *x, const gv_node *y, int *incomparable) {
+int gv__key_cmp_nat(gv__cmp *c, const gv_node *x, const gv_node *y, int *incomparable) {
   for (;;) {
     if (x == y) return 0;
     int cx = gv__key_class(x), cy = gv__key_class(y);
@@ -220,7 +319,8 @@ int gv__key_cmp_nat(const gv_node *x, const gv_node *y, int *incomparable) {
       const gv_node *const *a = GV__CONT(x)->kids, *const *b = GV__CONT(y)->kids;
       size_t nx = x->arity, ny = y->arity, n = nx < ny ? nx : ny, i;
       for (i = 0; i < n; i++)
-        if (!gv__key_eq(a[i], b[i])) break;
+        if (!gv__key_eq(c, a[i], b[i])) break;
+      if (c && c->oom) return 0;
       if (i == n) return (nx > ny) - (nx < ny);
       x = a[i];
       y = b[i];
@@ -232,7 +332,7 @@ int gv__key_cmp_nat(const gv_node *x, const gv_node *y, int *incomparable) {
 /* The order of keys that are not all comparable: by type name, then by value
  * within a type, tuples element by element by the same rule (so True and 1
  * differ here: type names first). A total order; x and y are keys. */
-static int gv__key_cmp_typed(const gv_node *x, const gv_node *y) {
+static int gv__key_cmp_typed(gv__cmp *c, const gv_node *x, const gv_node *y) {
   for (;;) {
     if (x == y) return 0;
     int rx = gv__type_rank(x), ry = gv__type_rank(y);
@@ -250,12 +350,13 @@ static int gv__key_cmp_typed(const gv_node *x, const gv_node *y) {
     }
     case GV_STR:
     case GV_BYTES:
-      return gv__key_cmp_nat(x, y, NULL);
+      return gv__key_cmp_nat(c, x, y, NULL);
     default: { /* the first pair not the same value of the same type decides */
       const gv_node *const *a = GV__CONT(x)->kids, *const *b = GV__CONT(y)->kids;
       size_t nx = x->arity, ny = y->arity, n = nx < ny ? nx : ny, i;
       for (i = 0; i < n; i++)
-        if (!gv__key_same(a[i], b[i])) break;
+        if (!gv__key_same(c, a[i], b[i])) break;
+      if (c && c->oom) return 0;
       if (i == n) return (nx > ny) - (nx < ny);
       x = a[i];
       y = b[i];
@@ -264,20 +365,29 @@ static int gv__key_cmp_typed(const gv_node *x, const gv_node *y) {
   }
 }
 
-int gv__key_cmp_mixed(const gv_node *x, const gv_node *y) {
+int gv__key_cmp_mixed(gv__cmp *c, const gv_node *x, const gv_node *y) {
   int r = gv__nonkey_cmp(x, y);
-  return r != 2 ? r : gv__key_cmp_typed(x, y);
+  return r != 2 ? r : gv__key_cmp_typed(c, x, y);
 }
 
 /* As in a dict of just x and y: natural when they are comparable, else by
  * type name first. */
-int gv_key_cmp(const gv_node *x, const gv_node *y) {
+int gv__key_cmp(gv__cmp *c, const gv_node *x, const gv_node *y) {
   if (x == y) return 0;
   int r = gv__nonkey_cmp(x, y);
   if (r != 2) return r;
   int inc = 0;
-  r = gv__key_cmp_nat(x, y, &inc);
-  return inc ? gv__key_cmp_typed(x, y) : r;
+  r = gv__key_cmp_nat(c, x, y, &inc);
+  return inc ? gv__key_cmp_typed(c, x, y) : r;
+}
+
+int gv_key_cmp(const gv_node *x, const gv_node *y) {
+  if (x == y) return 0;
+  gv__cmp c;
+  gv__cmp_init_nodes(&c);
+  int r = gv__key_cmp(&c, x, y);
+  gv__cmp_free(&c);
+  return r;
 }
 
 bool gv_is_key(const gv_node *n) {
@@ -294,7 +404,7 @@ void gv__sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const gv_node *const *
       size_t i = lo, j = mid, k = lo;
       while (i < mid && j < hi) {
         const gv_node *x = keys[src[i]], *y = keys[src[j]];
-        int r = mixed ? gv__key_cmp_typed(x, y) : gv__key_cmp_nat(x, y, NULL);
+        int r = mixed ? gv__key_cmp_typed(NULL, x, y) : gv__key_cmp_nat(NULL, x, y, NULL);
         dst[k++] = r <= 0 ? src[i++] : src[j++];
       }
       while (i < mid)
@@ -325,7 +435,7 @@ static uint64_t gv__prefix(const gv_node *k) {
 
 static int gv__pk_le(const gv__pk *x, const gv__pk *y, const gv_node *const *keys) {
   if (x->pre != y->pre) return x->pre < y->pre;
-  return gv__key_cmp_nat(keys[x->idx], keys[y->idx], NULL) <= 0;
+  return gv__key_cmp_nat(NULL, keys[x->idx], keys[y->idx], NULL) <= 0;
 }
 
 void gv__sort_prefix(uint32_t *idx, gv__pk *pk, size_t n, const gv_node *const *keys) {

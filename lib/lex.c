@@ -129,7 +129,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n) {
 
 gv_status gv__read_sb_put(P *p, const void *d, size_t n) {
   if (n == 0) return GV_OK;
-  if (gv__vec_reserve(p->a, &p->sb, n) != GV_OK) return gv__oom(p->err);
+  if (gv__vec_reserve(p->a, &p->sb, n) != GV_OK) return gv__oom(p->a, p->err);
   memcpy((char *)p->sb.p + p->sb.len, d, n);
   p->sb.len += n;
   return GV_OK;

@@ -10,14 +10,11 @@
  * looked at)? When a is a leaf, the leaf rule applies (b must be a leaf);
  * callers that do not apply it (map_up_to) must not call this on leaves. Returns 1 on a match;
  * otherwise 0 with the message (no path) in msg, or -1 when out of memory (namedtuple and custom
- * types of two arenas are compared by value, with scratch from memo). */
-int gv__match_node(gv__memo *memo, const gv_node *a, const gv_node *b, gv__sbuf *msg);
-/* Exact equality of two nodes, possibly of two arenas (kind, payload,
- * metadata, children): 1, 0, or -1 when out of memory. Memoized in memo. */
-int gv__same_value(gv__memo *memo, const gv_node *x, const gv_node *y);
+ * types and keys of two arenas are compared by value, under kc). */
+int gv__match_node(gv__cmp *kc, const gv_node *a, const gv_node *b, gv__sbuf *msg);
 /* The child of b paired with a's child at traversal position i (a and b
- * matched by gv__match_node). */
-const gv_node *gv__match_child(const gv_node *a, const gv_node *b, size_t i);
+ * matched by gv__match_node); NULL when kc->oom. */
+const gv_node *gv__match_child(gv__cmp *kc, const gv_node *a, const gv_node *b, size_t i);
 /* Appends the path of the walk's current node: entry k is frame k's child at
  * traversal position frames[k].next - 1. */
 void gv__frames_path(gv__sbuf *b, const gv__frame *frames, size_t n);

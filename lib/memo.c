@@ -5,13 +5,18 @@
 #include "internal.h"
 
 void *gv__mem_realloc(gv__mem m, void *p, size_t old_size, size_t new_size) {
-  if (m.w) return gv__raw_realloc(m.w, p, old_size, new_size);
-  if (new_size == 0) {
-    if (p) m.al->realloc(m.al->ctx, p, old_size, 0);
-    return NULL;
+  void *q;
+  if (m.w) {
+    q = gv__raw_realloc(m.w, p, old_size, new_size);
+  } else {
+    if (new_size == 0) {
+      if (p) m.al->realloc(m.al->ctx, p, old_size, 0);
+      return NULL;
+    }
+    q = m.al->realloc(m.al->ctx, p, old_size, new_size);
+    if (!q && new_size <= old_size) return p; /* a shrink that failed: keep the block */
   }
-  void *q = m.al->realloc(m.al->ctx, p, old_size, new_size);
-  if (!q && new_size <= old_size) return p; /* a shrink that failed: keep the block */
+  if (!q && new_size && m.failed) *m.failed = new_size;
   return q;
 }
 

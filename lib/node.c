@@ -182,12 +182,12 @@ static gv_status gv__leaf_boxed(gv_arena *a, unsigned kind, uint64_t u, const gv
   gv__scalar *s;
   if (gv__intern_reserve(a) != GV_OK || !(s = gv__alloc(a, sizeof *s))) {
     gv__rollback(a, &m);
-    return gv__oom(err);
+    return gv__oom(a, err);
   }
   s->h.hash = c.hash;
   s->h.kind = (uint8_t)kind;
   s->h.flags = (uint8_t)gv__leaf_flags_v(kind, u);
-  s->h.aux16 = 0;
+  s->h.aux16 = a->tag;
   s->h.arity = 0;
   s->v.u = u;
   gv__intern_add(a, &s->h);
@@ -284,11 +284,11 @@ gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, con
   gv__blob *b;
   if (len > SIZE_MAX - sizeof *b - 1 || gv__intern_reserve(a) != GV_OK ||
       !(b = gv__alloc(a, sizeof *b + len + 1)))
-    return gv__oom(err);
+    return gv__oom(a, err);
   b->h.hash = c.hash;
   b->h.kind = (uint8_t)kind;
   b->h.flags = GV_F_CANONICAL | GV__F_KEY;
-  b->h.aux16 = 0;
+  b->h.aux16 = a->tag;
   b->h.arity = 0;
   b->len = len;
   if (len) memcpy(b->data, p, len);
@@ -413,7 +413,8 @@ static gv_status gv__twin(gv_arena *a, const gv_node *const *kids, size_t n, con
                           gv_error *err) {
   const gv_node *small[16], **ck = small;
   if (n > 16) {
-    if (n > SIZE_MAX / sizeof *ck || !(ck = gv__raw_alloc(a, n * sizeof *ck))) return gv__oom(err);
+    if (n > SIZE_MAX / sizeof *ck || !(ck = gv__raw_alloc(a, n * sizeof *ck)))
+      return gv__oom(a, err);
   }
   gv_status s = GV_OK;
   for (size_t i = 0; i < n && s == GV_OK; i++) {
@@ -505,13 +506,13 @@ hash:;
     st = gv__twin(a, kids, n, &meta, err);
     if (st != GV_OK) return st;
   }
-  if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
+  if (gv__intern_reserve(a) != GV_OK) return gv__oom(a, err);
   gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *));
-  if (!k) return gv__oom(err);
+  if (!k) return gv__oom(a, err);
   k->h.hash = c.hash;
   k->h.kind = (uint8_t)kind;
   k->h.flags = (uint8_t)flags;
-  k->h.aux16 = 0;
+  k->h.aux16 = a->tag;
   k->h.arity = (uint32_t)n;
   k->depth = (uint32_t)ki.depth;
   k->reserved = 0;
@@ -549,21 +550,21 @@ static gv_status gv__keyset_new(gv_arena *a, const gv_node *const *keys, size_t 
   }
   int indexed = !perm && n >= GV__KS_INDEX_MIN;
   size_t cap = indexed ? gv__rank_cap(n) : 0;
-  if (gv__intern_reserve(a) != GV_OK) return gv__oom(err);
+  if (gv__intern_reserve(a) != GV_OK) return gv__oom(a, err);
   uint32_t *pcopy = NULL;
   if (perm) {
-    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(err);
+    if (!(pcopy = gv__alloc(a, n * sizeof *pcopy))) return gv__oom(a, err);
     memcpy(pcopy, perm, n * sizeof *pcopy);
   }
   gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *) + cap * sizeof(uint32_t));
-  if (!k) return gv__oom(err);
+  if (!k) return gv__oom(a, err);
   k->h.hash = hash;
   k->h.kind = GV_KEYSET;
   k->h.flags = 0;
   k->h.aux16 = (uint16_t)(bits | (perm ? 0u : GV__KS_SORTED) | (indexed ? GV__KS_INDEXED : 0u));
   k->h.arity = (uint32_t)n;
   k->depth = (uint32_t)ki.depth;
-  k->reserved = 0;
+  k->reserved = a->tag;
   k->sethash = sethash;
   k->esize = twin ? GV__CONT(twin)->esize : gv__sat_add(1, ki.esum);
   k->meta = twin;
@@ -612,6 +613,18 @@ static int gv__perm_from_twin(const gv_node *twin, const gv_node *const *keys, s
   return 1;
 }
 
+/* The keyset of keys[0..n) if a (or a parent) holds it, else NULL; c is its
+ * candidate, *sethash (if not NULL) its set hash. */
+static const gv_node *gv__keyset_lookup(gv_arena *a, const gv_node *const *keys, size_t n,
+                                        gv__cand *c, uint64_t *sethash) {
+  c->hash = gv__hash_cont_sum(GV_KEYSET, NULL, NULL, keys, n, sethash);
+  c->kind = GV_KEYSET;
+  c->arity = n;
+  c->meta = c->aux = NULL;
+  c->kids = keys;
+  return gv__intern_find(a, c);
+}
+
 /* The keyset of keys[0..n): interned, with its sorted order and sorted twin. */
 /* known: -1, or the aux16 bits of keys already known to be sorted. */
 static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, int known,
@@ -622,12 +635,7 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     if (!keys[i]) return gv__err(err, GV_EINVAL, "key %zu is NULL", i);
   gv__cand c;
   uint64_t sethash;
-  c.hash = gv__hash_cont_sum(GV_KEYSET, NULL, NULL, keys, n, &sethash);
-  c.kind = GV_KEYSET;
-  c.arity = n;
-  c.meta = c.aux = NULL;
-  c.kids = keys;
-  const gv_node *hit = gv__intern_find(a, &c);
+  const gv_node *hit = gv__keyset_lookup(a, keys, n, &c, &sethash);
   if (hit) {
     *out = hit;
     return GV_OK;
@@ -640,7 +648,7 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
     const gv_node *twin = gv__intern_find_set(a, sethash, n);
     if (twin) {
       uint32_t *perm = gv__tmp(a, n * sizeof *perm);
-      if (!perm) return gv__oom(err);
+      if (!perm) return gv__oom(a, err);
       if (gv__perm_from_twin(twin, keys, n, perm))
         return gv__keyset_new(a, keys, n, c.hash, 0, twin, perm, twin->aux16 & GV__KS_MIXED, out,
                               err);
@@ -652,6 +660,8 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
       return gv__err(err, GV_EINVAL, "key %zu is not hashable (a %s)", i,
                      gv_type_name(keys[i], NULL));
     }
+    /* before the sort compares them (as gv__keyset_new would after) */
+    GV__CHECK_OWNED(a, keys[i], "key %zu is a node of another arena", i);
     kinds |= 1u << gv__kind(keys[i]);
     classes |= 1u << gv__key_class(keys[i]);
   }
@@ -659,9 +669,9 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
   if (n < 2) /* nothing to sort or repeat */
     return gv__keyset_new(a, keys, n, c.hash, sethash, NULL, NULL, 0, out, err);
   /* tmp: twin keys[n] | idx[n] | merge[n] (or prefix pairs[2n]) */
-  if (n > SIZE_MAX / 64) return gv__oom(err);
+  if (n > SIZE_MAX / 64) return gv__oom(a, err);
   char *t = gv__tmp(a, n * (sizeof(gv_node *) + sizeof(uint32_t) + 2 * sizeof(gv__pk)));
-  if (!t) return gv__oom(err);
+  if (!t) return gv__oom(a, err);
   const gv_node **sorted = (const gv_node **)(void *)t;
   gv__pk *pk = (gv__pk *)(void *)(t + n * sizeof(gv_node *));
   uint32_t *idx = (uint32_t *)(void *)(pk + 2 * n), *merge = (uint32_t *)(void *)pk;
@@ -677,7 +687,7 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
      * keys are incomparable in Python then two neighbours are: the keyset is
      * then ordered by type name first (mixed) */
     int inc = 0;
-    if (gv__key_cmp_nat(keys[idx[i - 1]], keys[idx[i]], &inc) == 0) {
+    if (gv__key_cmp_nat(NULL, keys[idx[i - 1]], keys[idx[i]], &inc) == 0) {
       if (err) {
         gv__sbuf b = {err->msg, sizeof err->msg, 0, 0};
         err->msg[0] = '\0';
@@ -708,4 +718,17 @@ static gv_status gv__keyset(gv_arena *a, const gv_node *const *keys, size_t n, i
 gv_status gv__keyset_build(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node **out,
                            gv_error *err) {
   return gv__keyset(a, keys, n, -1, out, err);
+}
+
+gv_status gv__keyset_like(gv_arena *a, const gv_node *const *keys, size_t n, const gv_node *src,
+                          const gv_node *twin, const gv_node **out, gv_error *err) {
+  unsigned bits = src->aux16 & GV__KS_MIXED;
+  if (!twin) return gv__keyset(a, keys, n, (int)bits, out, err);
+  gv__cand c;
+  const gv_node *hit = gv__keyset_lookup(a, keys, n, &c, NULL);
+  if (hit) {
+    *out = hit;
+    return GV_OK;
+  }
+  return gv__keyset_new(a, keys, n, c.hash, 0, twin, GV__CONT(src)->perm, bits, out, err);
 }

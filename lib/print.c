@@ -145,7 +145,6 @@ static gv_status print_fail(gv_error *err, const gv__vec *fr, gv_status s, const
 }
 
 static gv_status write_fail(gv_error *err, gv_status s) {
-  if (s == GV_ENOMEM) return gv__oom(err);
   return gv__err(err, s, "output callback failed (%s)", gv_status_name(s));
 }
 
@@ -163,7 +162,7 @@ static gv_status print_repr(gv__mem mem, const gv_node *root, tout *o, gv_error 
       } else if (gv__is_container(v)) {
         pfr f = {v, 0};
         if (gv__mvec_push(mem, &fr, &f) != GV_OK) {
-          s = gv__oom(err);
+          s = gv__oom_mem(mem, err);
           break;
         }
         repr_open(o, v);
@@ -268,7 +267,7 @@ static gv_status print_json(gv__mem mem, const gv_node *root, tout *o, gv_error 
         }
         pfr f = {v, 0};
         if (gv__mvec_push(mem, &fr, &f) != GV_OK) {
-          s = gv__oom(err);
+          s = gv__oom_mem(mem, err);
           goto done;
         }
         o_putc(o, keyed_kind(v) ? '{' : '[');
@@ -322,7 +321,8 @@ static gv_status print_any(const gv_arena *a, const gv_node *n, bool json, gv_wr
   o.cap = sizeof buf;
   o.w = w;
   o.ctx = ctx;
-  gv__mem mem = gv__mem_reader(a);
+  size_t failed = 0;
+  gv__mem mem = gv__mem_reader(a, &failed);
   return json ? print_json(mem, n, &o, err) : print_repr(mem, n, &o, err);
 }
 
@@ -338,12 +338,16 @@ gv_status gv_print_json(const gv_arena *a, const gv_node *n, gv_write_fn w, void
 typedef struct vecw {
   gv_arena *a;
   gv__vec v;
+  int failed; /* the text outgrew a's budget or memory */
 } vecw;
 
 static gv_status vec_write(void *ctx, const char *data, size_t len) {
   vecw *vw = ctx;
   if (len == 0) return GV_OK;
-  if (gv__vec_reserve(vw->a, &vw->v, len) != GV_OK) return GV_ENOMEM;
+  if (gv__vec_reserve(vw->a, &vw->v, len) != GV_OK) {
+    vw->failed = 1;
+    return GV_ENOMEM;
+  }
   memcpy((char *)vw->v.p + vw->v.len, data, len);
   vw->v.len += len;
   return GV_OK;
@@ -357,13 +361,15 @@ gv_status gv_print_str(gv_arena *a, const gv_node *n, bool json, const char **ou
   gv_mark m = gv_arena_mark(a);
   vecw vw;
   vw.a = a;
+  vw.failed = 0;
   gv__vec_init(&vw.v, 1);
   gv_status s = print_any(a, n, json, vec_write, &vw, err);
+  if (vw.failed) s = gv__oom(a, err);
   char *p = NULL;
   if (s == GV_OK) {
     p = gv__alloc(a, vw.v.len + 1);
     if (!p) {
-      s = gv__oom(err);
+      s = gv__oom(a, err);
     } else {
       if (vw.v.len) memcpy(p, vw.v.p, vw.v.len);
       p[vw.v.len] = '\0';

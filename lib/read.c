@@ -51,12 +51,12 @@ static gv_status push_frame(P *p, uint8_t type, uint8_t st, uint8_t fl, size_t o
   f.kbase = p->keys.len;
   f.vbase = p->vals.len;
   f.maxlen = -1;
-  if (gv__vec_push(p->a, &p->frames, &f) != GV_OK) return gv__oom(p->err);
+  if (gv__vec_push(p->a, &p->frames, &f) != GV_OK) return gv__oom(p->a, p->err);
   return GV_OK;
 }
 
 static inline gv_status push_node(P *p, gv__vec *v, const gv_node *n) {
-  if (v->len == v->cap && gv__vec_reserve(p->a, v, 1) != GV_OK) return gv__oom(p->err);
+  if (v->len == v->cap && gv__vec_reserve(p->a, v, 1) != GV_OK) return gv__oom(p->a, p->err);
   ((const gv_node **)v->p)[v->len++] = n;
   return GV_OK;
 }
@@ -208,8 +208,13 @@ static gv_status p_value(P *p, const gv_node **r, int *have) {
   skip_ws(p);
   if (peek(p) != '(') {
     p->pos = st;
-    return gv__read_fail(p, st, GV_EPARSE, "unknown name '%.*s'", (int)(k > 64 ? 64 : k),
-                         (const char *)w);
+    /* a long name is cut at 64 bytes (back to a character's first byte) and says so */
+    size_t shown = k;
+    if (k > 64)
+      for (shown = 64; shown > 0 && (w[shown] & 0xC0) == 0x80;)
+        shown--;
+    return gv__read_fail(p, st, GV_EPARSE, "unknown name '%.*s%s'", (int)shown, (const char *)w,
+                         shown < k ? "..." : "");
   }
   p->pos++;
   if (gv__read_word_is(w, k, "OrderedDict")) return push_frame(p, FR_ODICT, S_ARG, 0, st);
@@ -298,7 +303,7 @@ static gv_status close_frame(P *p, const gv_node **r, int *have) {
     break;
   case FR_ODICT:
     if ((f.fl & FL_RAWLIST) && nv) {
-      if ((s = gv__vec_reserve(p->a, &p->keys, nv)) != GV_OK) return gv__oom(p->err);
+      if ((s = gv__vec_reserve(p->a, &p->keys, nv)) != GV_OK) return gv__oom(p->a, p->err);
       K = (const gv_node **)p->keys.p + f.kbase;
       for (size_t i = 0; i < nv; i++) {
         const gv_node *pr = V[i];

@@ -58,7 +58,7 @@ gv_status gv__read_fast_scalar(P *p, int c, const gv_node **r, int *ok);
 /* A constructor's failure, placed at off. */
 static inline gv_status p_cons(P *p, gv_status s, const gv_error *sub, size_t off) {
   if (s == GV_OK) return s;
-  if (s == GV_ENOMEM) return gv__oom(p->err);
+  if (s == GV_ENOMEM) return gv__err(p->err, s, "%s", sub->msg);
   return gv__read_fail(p, off, s, "%s", sub->msg);
 }
 

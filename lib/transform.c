@@ -52,7 +52,7 @@ static gv_status trav_call(gv__walk *w, const gv_node *node, const gv_node *at, 
     *res = node;
     return GV_OK;
   case GV_VISIT_NONE:
-    if ((s = gv_none(w->a, res, NULL)) != GV_OK) return gv__oom(w->err);
+    if ((s = gv_none(w->a, res, NULL)) != GV_OK) return gv__oom(w->a, w->err);
     return GV_OK;
   case GV_VISIT_REPLACE:
     if (!gv__is_value(repl)) return bad_result(w->err, w->frames.p, d);
@@ -184,8 +184,8 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
   gv__vec_init(&vals, sizeof(const gv_node *));
   gv__vec_init(&cur, sizeof(const gv_node *));
   gv__vec_init(&kids, sizeof(const gv_node *));
-  gv__memo memo;
-  gv__memo_init(&memo, gv__mem_writer(a), a);
+  gv__cmp kc;
+  gv__cmp_init(&kc, gv__mem_writer(a), a, 1);
   gv_status s = GV_OK;
   char buf[sizeof(((gv_error *)0)->msg)];
   gv__sbuf msg = {buf, sizeof buf, 0, 0};
@@ -210,7 +210,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
             s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
             goto done;
           }
-          int mr = gv__match_node(&memo, r, c[j], &msg);
+          int mr = gv__match_node(&kc, r, c[j], &msg);
           if (mr < 0) goto oom;
           if (!mr) {
             s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
@@ -247,7 +247,7 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
       if ((s = gv__vec_push(a, &vals, &res)) != GV_OK) goto oom;
     } else {
       for (size_t j = 1; j < m; j++) {
-        int mr = gv__match_node(&memo, r, c[j], &msg);
+        int mr = gv__match_node(&kc, r, c[j], &msg);
         if (mr < 0) goto oom;
         if (!mr) {
           s = gv__match_fail_cut(err, GV_EMISMATCH, frames.p, frames.len, buf, msg.truncated);
@@ -279,7 +279,8 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
         const gv_node **oth = no ? (const gv_node **)others.p + (frames.len - 1) * no : NULL;
         c[0] = gv__trav_child(pn, i);
         for (size_t j = 1; j < m; j++)
-          c[j] = gv__match_child(pn, oth[j - 1], i);
+          c[j] = gv__match_child(&kc, pn, oth[j - 1], i);
+        if (kc.oom) goto oom;
         break;
       }
       const gv_node **v = &GV__VEC_AT(&vals, const gv_node *, f->base);
@@ -303,14 +304,14 @@ static gv_status pwalk_run(pwalk *p, const gv_node *const *roots, const gv_node 
     }
   }
 oom:
-  s = gv__oom(err);
+  s = gv__oom(a, err);
 done:
   gv__vec_free(a, &frames);
   gv__vec_free(a, &others);
   gv__vec_free(a, &vals);
   gv__vec_free(a, &cur);
   gv__vec_free(a, &kids);
-  gv__memo_free(&memo);
+  gv__cmp_free(&kc);
   return s;
 }
 
@@ -357,7 +358,7 @@ gv_status gv_map_up_to(gv_arena *a, const gv_node *shallow, gv_map_fn f, void *c
   if ((s = gv__check_output(a, gv__esize(shallow), err)) != GV_OK) return s;
   gv_mark m = gv_arena_mark(a);
   const gv_node **roots = gv__raw_alloc(a, (ntrees + 1) * sizeof *roots);
-  if (!roots) return gv__oom(err);
+  if (!roots) return gv__oom(a, err);
   roots[0] = shallow;
   if (ntrees) memcpy(roots + 1, trees, ntrees * sizeof *roots);
   pwalk p = {a, err, f, ctx, ntrees + 1, 1, 1, 1};

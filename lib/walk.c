@@ -145,7 +145,7 @@ GV__INLINE gv_status gv__walk_impl(gv_arena *a, const gv_node *root, const gv__w
     }
   }
 oom:
-  s = gv__oom(err);
+  s = gv__oom(a, err);
 done:
   gv__vec_free(a, &w.frames);
   gv__vec_free(a, &w.vals);

@@ -30,6 +30,7 @@ LAYERS = {
         ['access', 'containers', 'walk', 'lex'],
         ['hostorder', 'compare', 'flatten', 'print', 'read'],
         ['copy', 'encode', 'decode', 'transform'],
+        ['mutate_leaf', 'mutate_tree', 'mutate'],
     ],
     'tools': [
         ['output'], ['options'], ['functions'], ['stats'], ['load'], ['ops'],

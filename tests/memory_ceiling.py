@@ -9,8 +9,9 @@ docs/grove.1 states (MEMORY), and so are its exit status and message:
   - one run: peak <= --max-bytes + 2 x the input + SLACK (the reader's own scratch and the
     input's bytes beside the arena). Deep nesting, about 100 bytes of memory per input byte:
     33 MB of '[' at the default ceiling (1e9), 4 MB of '{"a":' at --max-bytes 1e8; both fail
-    with "out of memory budget (--max-bytes N)", exit 2. --max-bytes 0 under an address-space
-    limit (a real allocation failure): "out of memory", not "budget".
+    with "out of memory budget (--max-bytes N)", exit 2. Under an address-space limit (a real
+    allocation failure), with --max-bytes 0 and with a budget the limit cuts short: "out of
+    memory (allocation of N bytes failed)", the library's words, not "budget".
   - --lines: peak <= (2 x jobs + 4) x --max-bytes + SLACK (lines in flight with their text,
     arenas and results, the fixed arguments, the templates). Eight 16 MB lines under --jobs 4
     and --max-bytes 1e7 (refused as too long, never held); eight 6 MB lines that fit 3e7;
@@ -138,6 +139,9 @@ def main(argv):
     check("4 MB of nested dicts, --max-bytes 0 under a 200 MB address space",
           ["structure", "--max-bytes", "0", "@" + deep4], None, 2, ["out of memory"],
           ["budget"], as_limit=200 * MIB)
+    check("4 MB of nested dicts, --max-bytes 1e9 under a 200 MB address space",
+          ["structure", "--max-bytes", "1e9", "@" + deep4], None, 2,
+          ["out of memory (allocation of "], ["budget"], as_limit=200 * MIB)
 
     # ---- --lines ----
     long16 = write_once(os.path.join(work, "lines-8x16mb.txt"), lambda f: long_lines(f, 8, 16 * MIB))

@@ -77,7 +77,7 @@ Test(arena, budget_failure_leaves_arena_identical) {
     if (i == 0) first = n;
     if (s != GV_OK) {
       cr_assert_eq(s, GV_ENOMEM);
-      cr_assert_str_eq(e.msg, "out of memory budget");
+      cr_assert_str_eq(e.msg, "out of memory budget (max_bytes 65536)");
       t_snapshot after = t_snap(a);
       cr_assert(t_snap_eq(&before, &after), "failed gv_int changed the arena");
     }
@@ -90,6 +90,66 @@ Test(arena, budget_failure_leaves_arena_identical) {
   const gv_node *again;
   cr_assert_eq(gv_int(a, BIG(0), &again, NULL), GV_OK);
   cr_assert_eq(again, first);
+  gv_arena_free(a);
+}
+
+/* GV_ENOMEM says which: the budget ("out of memory budget (max_bytes N)") or
+ * the allocator ("out of memory (allocation of N bytes failed)"), for writers
+ * (whose scratch is counted) and readers (whose scratch comes from the hook). */
+static gv_status sink(void *ctx, const char *d, size_t n) {
+  (void)ctx, (void)d, (void)n;
+  return GV_OK;
+}
+Test(arena, out_of_memory_says_budget_or_allocation) {
+  /* the allocator fails, no budget set */
+  counting c = {0, 0, 0};
+  gv_allocator al = {counting_realloc, &c};
+  gv_arena_config cfg = {0, 0, &al, 0, 0, NULL};
+  gv_arena *a = NULL;
+  cr_assert_eq(gv_arena_new(&cfg, &a), GV_OK);
+  const gv_node *n = NULL, *deep = NULL;
+  gv_error e;
+  c.fail_at = c.calls + 1;
+  cr_assert_eq(gv_int(a, BIG(1), &n, &e), GV_ENOMEM);
+  cr_assert(strncmp(e.msg, "out of memory (allocation of ", 29) == 0, "%s", e.msg);
+  cr_assert(strstr(e.msg, " bytes failed)"), "%s", e.msg);
+  cr_assert_null(strstr(e.msg, "budget"), "%s", e.msg);
+  /* the same from the parser, with its position */
+  c.fail_at = c.calls + 1;
+  cr_assert_eq(gv_parse(a, "[123456789012345678901.5]", 25, &n, &e), GV_ENOMEM);
+  cr_assert(strstr(e.msg, "out of memory (allocation of "), "%s", e.msg);
+  /* a reader's scratch: a tree deep enough for the printer to need more than its stack */
+  c.fail_at = 0;
+  char text[4002];
+  memset(text, '[', 2000);
+  memset(text + 2000, ']', 2000);
+  cr_assert_eq(gv_parse(a, text, 4000, &deep, &e), GV_OK, "%s", e.msg);
+  c.fail_at = c.calls + 1;
+  cr_assert_eq(gv_print(a, deep, sink, NULL, &e), GV_ENOMEM);
+  cr_assert(strncmp(e.msg, "out of memory (allocation of ", 29) == 0, "%s", e.msg);
+  c.fail_at = 0;
+  gv_arena_free(a);
+  /* the budget refuses: its size is in the message, for every writer */
+  gv_arena_config small = {16 * 1024, 0, NULL, 0, 0, NULL};
+  cr_assert_eq(gv_arena_new(&small, &a), GV_OK);
+  gv_status s = GV_OK;
+  for (int i = 0; s == GV_OK; i++)
+    s = gv_int(a, BIG(i), &n, &e);
+  cr_assert_eq(s, GV_ENOMEM);
+  cr_assert_str_eq(e.msg, "out of memory budget (max_bytes 16384)");
+  cr_assert_eq(gv_parse(a, text, 4000, &n, &e), GV_ENOMEM);
+  cr_assert_str_eq(e.msg, "out of memory budget (max_bytes 16384)");
+  /* the text of a tree (of another arena) printed into the full one */
+  gv_arena *other = t_arena();
+  const gv_node *item = t_parse(other, "'a long string to print'"), *items[400], *wide = NULL;
+  for (int i = 0; i < 400; i++)
+    items[i] = item;
+  cr_assert_eq(gv_list(other, items, 400, &wide, NULL), GV_OK); /* 10 KB of text */
+  const char *str = NULL;
+  size_t len = 0;
+  cr_assert_eq(gv_print_str(a, wide, false, &str, &len, &e), GV_ENOMEM);
+  cr_assert_str_eq(e.msg, "out of memory budget (max_bytes 16384)");
+  gv_arena_free(other);
   gv_arena_free(a);
 }
 

@@ -244,18 +244,32 @@ Test(misuse, nodes_of_another_arena) {
   gv_arena *a = t_arena(), *b = t_arena();
   const gv_node *x = t_parse(a, "['from a', 'x']"), *out = NULL;
   gv_error e;
+  t_snapshot before = t_snap(b);
   gv_status s = gv_list(b, &x, 1, &out, &e);
-#if defined(GROVE_CHECKED)
+  /* refused in every build (by the arena tag; checked builds also by the chunks) */
   cr_assert_eq(s, GV_EINVAL);
-  cr_assert(strstr(e.msg, "another arena"), "%s", e.msg);
-  const gv_node *k = t_parse(a, "'key'"), *v = t_parse(b, "1");
+  cr_assert_str_eq(e.msg, "child 0 is a node of another arena");
+  t_snapshot after = t_snap(b);
+  cr_assert(t_snap_eq(&before, &after));
+  const gv_node *k = t_parse(a, "'key'"), *v = t_parse(b, "1"), *bk = t_parse(b, "'key'");
   cr_assert_eq(gv_dict(b, &k, &v, 1, &out, &e), GV_EINVAL);
+  cr_assert_str_eq(e.msg, "key 0 is a node of another arena");
+  const gv_node *two[2] = {bk, k};
+  cr_assert_eq(gv_dict_ordered(b, two, two, 2, (const uint32_t[]){1, 0}, &out, &e), GV_EINVAL);
+  cr_assert_eq(gv_dict(b, &bk, &x, 1, &out, &e), GV_EINVAL); /* a value */
   const gv_node *kids[2] = {v, v};
   cr_assert_eq(gv_rebuild(b, x, kids, &out, &e), GV_OK); /* a list: nothing of a's kept */
   cr_assert_eq(gv_rebuild(b, x, GV__CONT(x)->kids, &out, &e), GV_EINVAL);
-#else
-  cr_assert_eq(s, GV_OK); /* the caller's duty in release builds */
-#endif
+  const gv_node *d = t_parse(a, "{'key': 1}"), *one = v;
+  cr_assert_eq(gv_rebuild(b, d, &one, &out, &e), GV_EINVAL); /* a's keyset */
+  cr_assert_str_eq(e.msg, "metadata node of another arena");
+  cr_assert_eq(gv_dict_with_keyset(b, GV_DICT, gv_meta(d), NULL, &one, 1, &out, &e), GV_EINVAL);
+  const gv_node *big = t_parse(a, "1234567890123456789"), *nm = t_parse(a, "'Point'");
+  cr_assert_eq(gv_tuple(b, &big, 1, &out, &e), GV_EINVAL); /* boxed leaves carry the tag too */
+  cr_assert_eq(gv_custom(b, nm, NULL, &v, 1, NULL, &out, &e), GV_EINVAL); /* the type name */
+  /* a copy is the way across */
+  cr_assert_eq(gv_copy(b, x, &out, &e), GV_OK, "%s", e.msg);
+  cr_assert_eq(gv_list(b, &out, 1, &out, &e), GV_OK, "%s", e.msg);
   /* immediates belong to every arena */
   const gv_node *i5;
   cr_assert_eq(gv_int(a, 5, &i5, NULL), GV_OK);

@@ -361,6 +361,20 @@ Test(text, parse_errors) {
   bads(a, "", GV_EPARSE, 1, 1, "expected a value");
   bads(a, "   # only a comment", GV_EPARSE, 1, 20, "expected a value");
   bads(a, "foo", GV_EPARSE, 1, 1, "unknown name 'foo'");
+  /* a name longer than 64 bytes is cut, and says so; one of 64 is whole */
+  char name[100], want[100];
+  memset(name, 'n', 70);
+  name[70] = '\0';
+  snprintf(want, sizeof want, "unknown name '%.64s...'", name);
+  bads(a, name, GV_EPARSE, 1, 1, want);
+  name[64] = '\0';
+  snprintf(want, sizeof want, "unknown name '%s'", name);
+  bads(a, name, GV_EPARSE, 1, 1, want);
+  /* cut before a character, not inside it: 63 bytes, then U+00E9 (2 bytes) */
+  memset(name, 'n', 63);
+  memcpy(name + 63, "\xc3\xa9xyz", 6);
+  snprintf(want, sizeof want, "unknown name '%.63s...'", name);
+  bads(a, name, GV_EPARSE, 1, 1, want);
   bads(a, "Foo(1)", GV_EPARSE, 1, 5, "field=value");
   bads(a, "Foo([1], 2)", GV_EPARSE, 1, 10, "meta=");
   bads(a, "Foo([1], meta=1, 2)", GV_EPARSE, 1, 18, "')'");

@@ -301,12 +301,11 @@ void put(cli *c, const char *data, size_t len);
 void put_s(cli *c, const char *s);
 gv_status w_out(void *ctx, const char *data, size_t len);
 void put_json_string(cli *c, const char *s);
-/* "output too large: more than --max-output N"; an allocation that failed (over the budget when
- * one is set: see --max-bytes), what naming the step or NULL. */
+/* "output too large: more than --max-output N"; an allocation that failed, what naming the step
+ * or NULL: over the budget (--max-bytes) or the library's "out of memory (allocation of N bytes
+ * failed)", as e (NULL: none) says; without e, the budget when one is set. */
 void too_large(cli *c);
-void out_of_memory(cli *c, const char *what);
-/* An "unknown name" the reader cut at 64 bytes gets "..." (data: the text e is about). */
-void mark_cut_name(gv_error *e, const char *data, size_t len);
+void out_of_memory(cli *c, const char *what, const gv_error *e);
 /* Reports a failed status (what names the step); returns the exit code. */
 int report(cli *c, gv_status s, const gv_error *e, const char *what);
 /* A tree in literal notation (JSON under --json), no newline. */

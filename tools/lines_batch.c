@@ -40,8 +40,7 @@ static void note_keysets(batch *b, size_t line, const gv_arena *a) {
 
 /* The error of a line. A parse error keeps the reader's "line 1, column C: ..." (a line is one
  * line): the writer puts the line's number in the stream in place of its 1. */
-static void line_error(cli *w, gv_status s, gv_error *e, const char *text, size_t len) {
-  if (s == GV_EPARSE) mark_cut_name(e, text, len);
+static void line_error(cli *w, gv_status s, gv_error *e) {
   (void)report(w, s, e, NULL);
 }
 
@@ -79,7 +78,7 @@ static int run_line(cli *w, gen *g, const lres *r, const char *text, batch *b, s
   w->out_limit = 0;
   w->out_over = 0;
   if (gv_arena_new(&cfg, &a) != GV_OK) {
-    out_of_memory(w, NULL);
+    out_of_memory(w, NULL, NULL);
     return 1;
   }
   w->a = a;
@@ -90,7 +89,7 @@ static int run_line(cli *w, gen *g, const lres *r, const char *text, batch *b, s
   int rc = 0;
   gv_status s = gv_parse(a, text, len, &t, &e);
   if (s != GV_OK) {
-    line_error(w, s, &e, text, len);
+    line_error(w, s, &e);
     gv_arena_free(a);
     w->a = NULL;
     return 1;
@@ -203,13 +202,13 @@ static int run_line(cli *w, gen *g, const lres *r, const char *text, batch *b, s
   if (w->buf_oom) { /* the output went over the line's budget, or could not be kept */
     w->len = before;
     if (w->out_over)
-      out_of_memory(w, "output");
+      out_of_memory(w, "output", NULL);
     else
       errf(w, "grove: error: out of memory (output)\n");
     w->buf_oom = w->out_over = 0;
     rc = 1;
   } else if (rc == 0 && s != GV_OK) {
-    line_error(w, s, &e, text, len);
+    line_error(w, s, &e);
     rc = 1;
   }
   if (rc == 1) w->len = before; /* no half result */

@@ -124,7 +124,6 @@ static int load_arg(cli *c, const char *arg, size_t idx, const gv_node **out) {
       len -= 3;
     }
     s = gv_parse(c->a, data, len, out, &e);
-    if (s == GV_EPARSE) mark_cut_name(&e, data, len);
   }
   free(owned);
   if (s == GV_OK) return 0;

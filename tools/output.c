@@ -159,34 +159,20 @@ void too_large(cli *c) {
   errf(c, "grove: error: output too large: more than --max-output %" PRIu64 "\n", c->max_output);
 }
 
-/* The one wording of a failed allocation: over the budget when one is set (--max-bytes, or its
- * default), else the machine's own refusal. */
-void out_of_memory(cli *c, const char *what) {
-  if (c && c->max_bytes)
+/* The one wording of a failed allocation. The library's message (e, when there is one) tells
+ * the budget ("out of memory budget (max_bytes N)") from a failed allocation ("out of memory
+ * (allocation of N bytes failed)"): the budget is told in the tool's terms, --max-bytes (or its
+ * default); a failed allocation as the library words it. Without a message: the budget when one
+ * is set, else "out of memory". */
+void out_of_memory(cli *c, const char *what, const gv_error *e) {
+  const char *lib = e ? strstr(e->msg, "out of memory (") : NULL;
+  if (lib && !strstr(e->msg, "out of memory budget"))
+    errf(c, "grove: error: %s%s%s\n", what ? what : "", what ? ": " : "", lib);
+  else if (c && c->max_bytes)
     errf(c, "grove: error: %s%sout of memory budget (--max-bytes %zu)\n", what ? what : "",
          what ? ": " : "", c->max_bytes);
   else
     errf(c, "grove: error: %s%sout of memory\n", what ? what : "", what ? ": " : "");
-}
-
-/* The reader cuts an unknown name at 64 bytes in its message: a longer one (told by the input at
- * the error's offset) gets "..." before its closing quote. */
-void mark_cut_name(gv_error *e, const char *data, size_t len) {
-  static const char tag[] = "unknown name '";
-  char *q = strstr(e->msg, tag);
-  if (!q || e->offset >= len) return;
-  q += sizeof tag - 1;
-  size_t k = 0;
-  for (const unsigned char *d = (const unsigned char *)data + e->offset;
-       e->offset + k < len && (d[k] == '_' || d[k] >= 0x80 || (d[k] >= 'a' && d[k] <= 'z') ||
-                               (d[k] >= 'A' && d[k] <= 'Z') || (d[k] >= '0' && d[k] <= '9'));
-       k++)
-    ;
-  size_t have = strlen(q);
-  if (k <= 64 || have < 65 || q[64] != '\'' || have + 4 > sizeof e->msg - (size_t)(q - e->msg))
-    return;
-  memmove(q + 67, q + 64, have - 64 + 1);
-  memcpy(q + 64, "...", 3);
 }
 
 /* Reports a failed status; returns the exit code. what names the step. */
@@ -198,7 +184,7 @@ int report(cli *c, gv_status s, const gv_error *e, const char *what) {
   }
   if (c->buf_oom) {
     if (c->out_over)
-      out_of_memory(c, "output");
+      out_of_memory(c, "output", NULL);
     else
       errf(c, "grove: error: out of memory (output)\n");
     return 2;
@@ -208,7 +194,7 @@ int report(cli *c, gv_status s, const gv_error *e, const char *what) {
     return 2;
   }
   if (s == GV_ENOMEM) {
-    out_of_memory(c, what);
+    out_of_memory(c, what, e);
     return 2;
   }
   if (s == GV_ERANGE && strstr(msg, "output too large")) {

@@ -38,7 +38,7 @@ from grove._grove import (
     tree_unflatten,
 )
 
-__version__ = '0.1.0'
+from grove._version import __version__  # written by CMake from include/grove.h
 
 PyTreeSpec = TreeSpec
 PyTreeDef = TreeSpec

@@ -8,18 +8,35 @@
  * internal header, the versions checked below), the values are written into
  * the entries directly; elsewhere dict_fill returns 0 and the caller sets the
  * values through the public API. Nothing else in the extension sees CPython's
- * internals: this file is the only one built with Py_BUILD_CORE. */
+ * internals: this file is the only one built with Py_BUILD_CORE.
+ *
+ * The layout read here (PyDictKeysObject, PyDictKeyEntry and
+ * PyDictUnicodeEntry, DK_ENTRIES) is the same in CPython 3.11, 3.12 and 3.13's
+ * default (GIL) build, the versions allowed below; a free-threaded build (its
+ * keys have a lock and its dicts are shared between threads) is left to the
+ * public API.
+ *
+ * Whether the layout is known is decided before <Python.h>, because the
+ * internal headers need Py_BUILD_CORE defined before <Python.h> is read
+ * (3.12's public headers define macros, _PyGC_FINALIZED among them, that its
+ * internal ones define differently). PY_VERSION_HEX comes from patchlevel.h,
+ * Py_GIL_DISABLED (a free-threaded build) from pyconfig.h. */
+#include <patchlevel.h>
+#include <pyconfig.h>
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000 && !defined(Py_LIMITED_API) &&     \
+    !defined(Py_GIL_DISABLED) && defined(__has_include)
+#if __has_include(<internal/pycore_dict.h>)
+#define GROVE_DICT_FILL 1
+#ifndef Py_BUILD_CORE
+#define Py_BUILD_CORE 1
+#endif
+#endif
+#endif
+
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include "tables.h"
-
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000 && !defined(Py_LIMITED_API) &&     \
-    !defined(Py_GIL_DISABLED) && defined(__has_include)
-#if __has_include(<internal/pycore_dict.h>)
-#define GROVE_DICT_FILL 1
-#endif
-#endif
 
 /* dict_items through the public API */
 static Py_ssize_t items_next(PyObject *d, PyObject **keys, PyObject **vals, Py_ssize_t n) {
@@ -33,9 +50,6 @@ static Py_ssize_t items_next(PyObject *d, PyObject **keys, PyObject **vals, Py_s
 }
 
 #ifdef GROVE_DICT_FILL
-#ifndef Py_BUILD_CORE
-#define Py_BUILD_CORE 1
-#endif
 #include <internal/pycore_dict.h>
 #include <internal/pycore_gc.h>
 
@@ -88,9 +102,11 @@ int dict_fill(PyObject *d, PyObject *tm, PyObject *const *keys, PyObject *const 
   PyDictKeysObject *k = mp->ma_keys, *tk = tp->ma_keys;
   /* combined tables of the same shape whose n entries are the n keys (no
    * deleted entries), the copy's own, its values all None: what PyDict_Copy
-   * makes of a template built by n inserts of None */
+   * makes of a template built by n inserts of None; with no keys version
+   * (the specializer keys its caches by it: a permuted copy must not share
+   * the template's) */
   if (mp->ma_values || tp->ma_values || mp->ma_used != n || tp->ma_used != n || k == tk ||
-      k->dk_refcnt != 1 || k->dk_nentries != n || tk->dk_nentries != n ||
+      k->dk_refcnt != 1 || k->dk_version != 0 || k->dk_nentries != n || tk->dk_nentries != n ||
       k->dk_kind != tk->dk_kind || k->dk_log2_size != tk->dk_log2_size ||
       k->dk_log2_index_bytes != tk->dk_log2_index_bytes || k->dk_kind == DICT_KEYS_SPLIT)
     return 0;

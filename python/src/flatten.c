@@ -735,99 +735,38 @@ int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **sp
 
 static const char *const FLAT_NAMES[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
 
-PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+/* fname(tree, is_leaf=None, none_is_leaf=False, namespace=''): its arguments
+ * parsed and the tree flattened (do_flatten). */
+static int flat_call(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw,
+                     const char *fname, PyObject **leaves, PyObject **spec) {
   gstate *st = state_of_module(m);
   PyObject *a[4];
   flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_flatten", FLAT_NAMES, 2, 1, a) < 0) return NULL;
-  if (flat_opts(st, a[1], a[2], a[3], &fa) < 0) {
-    flat_done(&fa);
-    return NULL;
-  }
+  if (parse_args(args, nargs, kw, fname, FLAT_NAMES, 2, 1, a) < 0) return -1;
+  int rc = flat_opts(st, a[1], a[2], a[3], &fa);
   fa.tree = a[0];
-  PyObject *leaves = NULL, *spec = NULL;
-  int rc = do_flatten(st, &fa, &leaves, &spec);
+  if (rc == 0) rc = do_flatten(st, &fa, leaves, spec);
   flat_done(&fa);
-  if (rc < 0) return NULL;
-  PyObject *r = PyTuple_New(2);
-  if (!r) {
-    Py_DECREF(leaves);
-    Py_DECREF(spec);
-    return NULL;
-  }
-  PyTuple_SET_ITEM(r, 0, leaves);
-  PyTuple_SET_ITEM(r, 1, spec);
+  return rc;
+}
+
+PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  PyObject *leaves = NULL, *spec = NULL;
+  if (flat_call(m, args, nargs, kw, "tree_flatten", &leaves, &spec) < 0) return NULL;
+  PyObject *r = PyTuple_Pack(2, leaves, spec);
+  Py_DECREF(leaves);
+  Py_DECREF(spec);
   return r;
 }
 
 PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_leaves", FLAT_NAMES, 2, 1, a) < 0) return NULL;
-  if (flat_opts(st, a[1], a[2], a[3], &fa) < 0) {
-    flat_done(&fa);
-    return NULL;
-  }
-  fa.tree = a[0];
   PyObject *leaves = NULL;
-  int rc = do_flatten(st, &fa, &leaves, NULL);
-  flat_done(&fa);
-  return rc < 0 ? NULL : leaves;
+  return flat_call(m, args, nargs, kw, "tree_leaves", &leaves, NULL) < 0 ? NULL : leaves;
 }
 
 PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "tree_structure", FLAT_NAMES, 2, 1, a) < 0) return NULL;
-  if (flat_opts(st, a[1], a[2], a[3], &fa) < 0) {
-    flat_done(&fa);
-    return NULL;
-  }
-  fa.tree = a[0];
   PyObject *leaves = NULL, *spec = NULL;
-  int rc = do_flatten(st, &fa, &leaves, &spec);
-  flat_done(&fa);
-  if (rc < 0) return NULL;
+  if (flat_call(m, args, nargs, kw, "tree_structure", &leaves, &spec) < 0) return NULL;
   Py_DECREF(leaves);
   return spec;
-}
-
-/* _is_leaf(tree, is_leaf=None, none_is_leaf=False, namespace='') -> the kind
- * number of tree's root (0 = leaf), for the Python-level helpers. */
-
-static PyObject *is_leaf_kind(gstate *st, flat_args *fa, PyObject *o);
-
-PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-  gstate *st = state_of_module(m);
-  PyObject *a[4];
-  flat_args fa;
-  if (parse_args(args, nargs, kw, "_is_leaf", FLAT_NAMES, 2, 1, a) < 0) return NULL;
-  if (flat_opts(st, a[1], a[2], a[3], &fa) < 0) {
-    flat_done(&fa);
-    return NULL;
-  }
-  PyObject *res = is_leaf_kind(st, &fa, a[0]);
-  flat_done(&fa);
-  return res;
-}
-
-static PyObject *is_leaf_kind(gstate *st, flat_args *fa, PyObject *o) {
-  if (fa->is_leaf) {
-    PyObject *r = PyObject_CallOneArg(fa->is_leaf, o);
-    if (!r) return NULL;
-    int t = PyObject_IsTrue(r);
-    Py_DECREF(r);
-    if (t < 0) return NULL;
-    if (t) return PyLong_FromLong(K_LEAF);
-  }
-  PyTypeObject *tp = Py_TYPE(o);
-  if (o == Py_None) return PyLong_FromLong(fa->none_is_leaf ? K_LEAF : K_NONE);
-  if (tp == &PyList_Type) return PyLong_FromLong(K_LIST);
-  if (tp == &PyTuple_Type) return PyLong_FromLong(K_TUPLE);
-  if (tp == &PyDict_Type) return PyLong_FromLong(K_DICT);
-  PyObject *reg = NULL;
-  int k = classify(st, fa->ns, tp, &reg);
-  return k < 0 ? NULL : PyLong_FromLong(k);
 }

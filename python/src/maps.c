@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* maps.c -- the plain tables of the extension: a pointer map (node -> object),
- * a type map (class -> kind), an identity map (object -> handle), the keyset
- * cache (key objects by identity -> keyset node) and a pointer set (the walk
- * path). Open addressing, linear probing, power-of-two sizes. */
+ * a type map (class -> kind), an identity map (object -> handle), a node memo
+ * (a walk's distinct nodes), the keyset cache (key objects by identity ->
+ * keyset node) and a pointer set (the walk path). Open addressing, linear
+ * probing, power-of-two sizes. */
 #include "tables.h"
 
 static size_t slot_of(const void *p, size_t mask) {
@@ -135,6 +136,40 @@ void im_free(idmap *m) {
   PyMem_Free(m->t);
   m->t = NULL;
   m->cap = m->len = 0;
+}
+
+/* ---- node memo ---- */
+
+nm_ent *nm_get(const nmemo *m, const void *k) {
+  if (!m->cap) return NULL;
+  size_t mask = m->cap - 1;
+  for (size_t i = slot_of(k, mask);; i = (i + 1) & mask) {
+    if (!m->t[i].k) return NULL;
+    if (m->t[i].k == k) return &m->t[i];
+  }
+}
+
+nm_ent *nm_put(nmemo *m, const void *k, int *fresh) {
+  if (grow_by_key((void **)&m->t, &m->cap, m->len, sizeof *m->t) < 0) return NULL;
+  size_t mask = m->cap - 1, i = slot_of(k, mask);
+  while (m->t[i].k && m->t[i].k != k)
+    i = (i + 1) & mask;
+  if (fresh) *fresh = !m->t[i].k;
+  if (!m->t[i].k) {
+    m->t[i].k = k;
+    m->len++;
+  }
+  return &m->t[i];
+}
+
+void nm_free(nmemo *m) {
+  nm_ent *t = m->t;
+  size_t cap = m->cap;
+  m->t = NULL;
+  m->cap = m->len = 0;
+  for (size_t i = 0; i < cap; i++)
+    Py_XDECREF(t[i].obj);
+  PyMem_Free(t);
 }
 
 /* ---- keyset cache ---- */

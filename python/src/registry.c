@@ -2,7 +2,7 @@
 /* registry.c -- the registry's C side: which kind of node an object of a
  * class is (classification, with the namespaces' registrations), and which
  * class and registration a custom structure node names; _setup /
- * _registry_changed.
+ * _registry_changed; _is_leaf (the kind of a tree's root).
  *
  * Classes are looked up by identity, never through a dict keyed by class: a
  * metaclass's __hash__ or __eq__ is user code, and classification runs in
@@ -264,4 +264,45 @@ PyObject *py_registry_changed(PyObject *m, PyObject *unused) {
   if (snapshot_registry(st) < 0) return NULL;
   tm_clear(&st->typecache);
   Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------
+ * _is_leaf: a root's kind
+ * ------------------------------------------------------------------------- */
+
+static const char *const IS_LEAF_NAMES[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
+
+/* _is_leaf(tree, is_leaf=None, none_is_leaf=False, namespace='') -> the kind
+ * number of tree's root (0 = leaf), for the Python-level helpers. */
+static PyObject *is_leaf_kind(gstate *st, flat_args *fa, PyObject *o) {
+  if (fa->is_leaf) {
+    PyObject *r = PyObject_CallOneArg(fa->is_leaf, o);
+    if (!r) return NULL;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (t < 0) return NULL;
+    if (t) return PyLong_FromLong(K_LEAF);
+  }
+  PyTypeObject *tp = Py_TYPE(o);
+  if (o == Py_None) return PyLong_FromLong(fa->none_is_leaf ? K_LEAF : K_NONE);
+  if (tp == &PyList_Type) return PyLong_FromLong(K_LIST);
+  if (tp == &PyTuple_Type) return PyLong_FromLong(K_TUPLE);
+  if (tp == &PyDict_Type) return PyLong_FromLong(K_DICT);
+  PyObject *reg = NULL;
+  int k = classify(st, fa->ns, tp, &reg);
+  return k < 0 ? NULL : PyLong_FromLong(k);
+}
+
+PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4];
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "_is_leaf", IS_LEAF_NAMES, 2, 1, a) < 0) return NULL;
+  if (flat_opts(st, a[1], a[2], a[3], &fa) < 0) {
+    flat_done(&fa);
+    return NULL;
+  }
+  PyObject *res = is_leaf_kind(st, &fa, a[0]);
+  flat_done(&fa);
+  return res;
 }

@@ -185,43 +185,6 @@ done:
 
 /* ---- the handle-blind hash ---- */
 
-typedef struct hent {
-  const gv_node *k;
-  uint64_t h;
-  int handles;
-} hent;
-typedef struct hmemo {
-  hent *t;
-  size_t cap, len;
-} hmemo;
-
-static hent *hm_find(hmemo *m, const gv_node *k, int *fresh) {
-  if (2 * (m->len + 1) > m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 64;
-    hent *nt = PyMem_Calloc(nc, sizeof *nt);
-    if (!nt) return NULL;
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->t[i].k) continue;
-      size_t j = pair_slot(m->t[i].k, NULL, nc - 1);
-      while (nt[j].k)
-        j = (j + 1) & (nc - 1);
-      nt[j] = m->t[i];
-    }
-    PyMem_Free(m->t);
-    m->t = nt;
-    m->cap = nc;
-  }
-  size_t mask = m->cap - 1, i = pair_slot(k, NULL, mask);
-  while (m->t[i].k && m->t[i].k != k)
-    i = (i + 1) & mask;
-  *fresh = !m->t[i].k;
-  if (*fresh) {
-    m->t[i].k = k;
-    m->len++;
-  }
-  return &m->t[i];
-}
-
 static uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + UINT64_C(0x9E3779B97F4A7C15) + (h << 6) + (h >> 2);
   h *= UINT64_C(0xBF58476D1CE4E5B9);
@@ -232,13 +195,13 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 #define NULL_HASH UINT64_C(0x6E756C6C)
 
 /* The hash of x once its parts' are in memo (h, handles). */
-static void blind_one(hmemo *memo, const gv_node *x, uint64_t *h, int *handles) {
+static void blind_one(nmemo *memo, const gv_node *x, uint64_t *h, int *handles) {
   const gv_node *meta, *aux;
   size_t k = node_parts(x, &meta, &aux);
   if (gv_kind(x) == GV_DEQUE) aux = NULL;
   const gv_node *parts[2] = {meta, aux};
   uint64_t acc = mix((uint64_t)gv_kind(x), (uint64_t)k);
-  int any = 0, fresh;
+  int any = 0;
   for (size_t i = 0; i < k + 2; i++) {
     const gv_node *p = i < k ? GV__CONT(x)->kids[i] : parts[i - k];
     uint64_t ph;
@@ -249,9 +212,9 @@ static void blind_one(hmemo *memo, const gv_node *x, uint64_t *h, int *handles) 
       ph = hd ? HANDLE_HASH : gv_hash(p);
       any |= hd;
     } else {
-      hent *e = hm_find(memo, p, &fresh); /* (present: done before x) */
-      ph = e ? e->h : 0;
-      any |= e ? e->handles : 0;
+      const nm_ent *e = nm_get(memo, p); /* (present: done before x) */
+      ph = e ? e->v : 0;
+      any |= e ? e->flag : 0;
     }
     acc = mix(acc, ph);
   }
@@ -265,8 +228,8 @@ int blind_hash(const gv_node *root, uint64_t *out) {
     *out = gv_kind(root) == GV_HANDLE ? HANDLE_HASH : gv_hash(root);
     return 0;
   }
-  hmemo memo = {NULL, 0, 0};
-  nstack s = {NULL, 0, 0}; /* a node to enter, or (bit 2 set) to finish */
+  nmemo memo = {NULL, 0, 0}; /* node -> its hash (v) and whether it holds a handle (flag) */
+  nstack s = {NULL, 0, 0};   /* a node to enter, or (bit 2 set) to finish */
   int rc = 0;
   if (ns_push(&s, root) < 0) goto oom;
   while (s.n) {
@@ -274,16 +237,10 @@ int blind_hash(const gv_node *root, uint64_t *out) {
     int exiting = ((uintptr_t)x & 2u) != 0; /* (allocated nodes are 8-byte aligned) */
     x = (const gv_node *)((uintptr_t)x & ~(uintptr_t)2u);
     int fresh;
-    hent *e = hm_find(&memo, x, &fresh);
+    nm_ent *e = nm_put(&memo, x, &fresh);
     if (!e) goto oom;
     if (exiting) {
-      uint64_t h;
-      int hd;
-      blind_one(&memo, x, &h, &hd);
-      e = hm_find(&memo, x, &fresh); /* (the table may have grown) */
-      if (!e) goto oom;
-      e->h = h;
-      e->handles = hd;
+      blind_one(&memo, x, &e->v, &e->flag); /* (reads the memo, adds nothing) */
       continue;
     }
     if (!fresh) continue;
@@ -296,18 +253,13 @@ int blind_hash(const gv_node *root, uint64_t *out) {
       if (p && !gv__is_imm(p) && gv_kind(p) > GV_STAR && ns_push(&s, p) < 0) goto oom;
     }
   }
-  {
-    int fresh;
-    hent *e = hm_find(&memo, root, &fresh);
-    if (!e) goto oom;
-    *out = e->h;
-  }
+  *out = nm_get(&memo, root)->v;
   goto done;
 oom:
   PyErr_NoMemory();
   rc = -1;
 done:
   PyMem_Free((void *)s.v);
-  PyMem_Free(memo.t);
+  nm_free(&memo);
   return rc;
 }

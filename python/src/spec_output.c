@@ -16,71 +16,11 @@
 
 #include <string.h>
 
-/* ---------------------------------------------------------------------------
- * A memo of nodes: node -> (an owned object or NULL, a count)
- * ------------------------------------------------------------------------- */
-
-typedef struct nm_ent {
-  const gv_node *k;
-  PyObject *obj;
-  uint64_t v;
-} nm_ent;
-typedef struct nmemo {
-  nm_ent *t;
-  size_t cap, len;
-} nmemo;
-
-static size_t nm_slot(const gv_node *k, size_t mask) {
-  uint64_t h = (uint64_t)(uintptr_t)k; /* splitmix64's finalizer: nodes are close together */
-  h = (h ^ (h >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-  h = (h ^ (h >> 27)) * UINT64_C(0x94D049BB133111EB);
-  return (size_t)(h ^ (h >> 31)) & mask;
-}
-
-static nm_ent *nm_get(const nmemo *m, const gv_node *k) {
-  if (!m->cap) return NULL;
-  for (size_t i = nm_slot(k, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (m->t[i].k == k) return &m->t[i];
-    if (!m->t[i].k) return NULL;
-  }
-}
-
-/* k's entry, added (zeroed) if new; NULL with MemoryError. */
-static nm_ent *nm_put(nmemo *m, const gv_node *k) {
-  if (2 * (m->len + 1) > m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 64;
-    nm_ent *nt = PyMem_Calloc(nc, sizeof *nt);
-    if (!nt) {
-      PyErr_NoMemory();
-      return NULL;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->t[i].k) continue;
-      size_t j = nm_slot(m->t[i].k, nc - 1);
-      while (nt[j].k)
-        j = (j + 1) & (nc - 1);
-      nt[j] = m->t[i];
-    }
-    PyMem_Free(m->t);
-    m->t = nt;
-    m->cap = nc;
-  }
-  size_t i = nm_slot(k, m->cap - 1);
-  while (m->t[i].k && m->t[i].k != k)
-    i = (i + 1) & (m->cap - 1);
-  if (!m->t[i].k) {
-    m->t[i].k = k;
-    m->len++;
-  }
-  return &m->t[i];
-}
-
-static void nm_free(nmemo *m) {
-  for (size_t i = 0; i < m->cap; i++)
-    Py_XDECREF(m->t[i].obj);
-  PyMem_Free(m->t);
-  m->t = NULL;
-  m->cap = m->len = 0;
+/* nm_put that raises MemoryError. */
+static nm_ent *memo_put(nmemo *m, const void *k) {
+  nm_ent *e = nm_put(m, k, NULL);
+  if (!e) PyErr_NoMemory();
+  return e;
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b) {
@@ -171,7 +111,7 @@ static int tree_sum(const gv_node *root, const sizer *z, uint64_t *out) {
     }
     fr done = *f;
     n--;
-    nm_ent *e = nm_put(&memo, done.n);
+    nm_ent *e = memo_put(&memo, done.n);
     if (!e) goto fail;
     e->v = done.sum;
     if (n)
@@ -531,14 +471,14 @@ static PyObject *pieces_of(gstate *st, SpecObject *s, const gv_node *n, nmemo *m
   default:
     break;
   }
-  nm_ent *e = key ? nm_get(memo, (const gv_node *)(const void *)key) : NULL;
+  nm_ent *e = key ? nm_get(memo, key) : NULL;
   if (e) {
     Py_INCREF(e->obj);
     return e->obj;
   }
   PyObject *pc = make_pieces(st, s, n);
   if (pc && key) {
-    if (!(e = nm_put(memo, (const gv_node *)(const void *)key))) {
+    if (!(e = memo_put(memo, key))) {
       Py_DECREF(pc);
       return NULL;
     }
@@ -569,8 +509,14 @@ static int repr_measure(gstate *st, SpecObject *s, nmemo *memo, int *ascii) {
   rframe *stack = NULL;
   size_t n = 0, cap = 0;
   const gv_node *root = s->node;
-  nm_ent *e = nm_put(memo, root);
-  if (!e || !(e->obj = pieces_of(st, s, root, memo))) goto fail;
+  /* (pieces_of may put into memo: the entry is made after it) */
+  PyObject *rpc = pieces_of(st, s, root, memo);
+  nm_ent *e = rpc ? memo_put(memo, root) : NULL;
+  if (!e) {
+    Py_XDECREF(rpc);
+    goto fail;
+  }
+  e->obj = rpc;
   if (bgrow((void **)&stack, &cap, 1, sizeof *stack) < 0) goto fail;
   stack[n++] = (rframe){root, NULL, 0, 0};
   while (n) {
@@ -589,7 +535,7 @@ static int repr_measure(gstate *st, SpecObject *s, nmemo *memo, int *ascii) {
       /* pieces_of runs Python code: nm_put may move the table, so entries
        * are looked up again rather than kept */
       PyObject *pc = pieces_of(st, s, c, memo);
-      if (!pc || !(e = nm_put(memo, c))) {
+      if (!pc || !(e = memo_put(memo, c))) {
         Py_XDECREF(pc);
         goto fail;
       }

@@ -13,7 +13,8 @@
  *                  recycling; freeing one frees its handles and names),
  *                  spec_new; memory_stats, set_memory_limit
  *   registry.c     the registry's C side: classification, the class and
- *                  registration a custom node names; _setup, _registry_changed
+ *                  registration a custom node names; _setup, _registry_changed,
+ *                  _is_leaf
  *
  * A structure is a grove node: containers as in grove, `*` for a leaf; None
  * (when not a leaf), namedtuples, PyStructSequences and registered classes are
@@ -294,5 +295,6 @@ int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObje
 PyObject *py_setup(PyObject *m, PyObject *args);
 int dict_insertion_ordered(gstate *st, PyObject *ns, int *out);
 PyObject *py_registry_changed(PyObject *m, PyObject *unused);
+PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 
 #endif

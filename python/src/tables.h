@@ -3,8 +3,10 @@
  * dicts read and filled in place. These files call nothing else of the
  * extension (the layers: module.c).
  *
- *   maps.c      a pointer map (node -> object), the keyset cache (key objects
- *               by identity -> keyset node), a pointer set (a walk's path)
+ *   maps.c      a pointer map (node -> object), a type map, an identity map,
+ *               the keyset cache (key objects by identity -> keyset node), a
+ *               node memo (a walk's distinct nodes), a pointer set (a walk's
+ *               path)
  *   dictfill.c  dict_fill, dict_copy_fill, dict_items: a dict's table filled,
  *               cloned or read directly where this CPython's layout is known */
 #ifndef GROVE_PY_TABLES_H
@@ -81,6 +83,25 @@ typedef struct idmap {
 uint64_t im_get(const idmap *m, const void *k);  /* 0: absent */
 int im_put(idmap *m, const void *k, uint64_t v); /* -1 no memory */
 void im_free(idmap *m);
+
+/* A memo of the distinct nodes a walk over a structure meets (spec_output.c,
+ * spec_compare.c): node (by address) -> an owned object or NULL, a number and
+ * a flag. */
+typedef struct nm_ent {
+  const void *k;
+  PyObject *obj; /* owned or NULL */
+  uint64_t v;
+  int flag;
+} nm_ent;
+typedef struct nmemo {
+  nm_ent *t;
+  size_t cap, len;
+} nmemo;
+nm_ent *nm_get(const nmemo *m, const void *k); /* NULL: absent */
+/* k's entry, added (zeroed) if new: *fresh (if given) says which. NULL no
+ * memory. An entry moves when the table grows: look it up again after a put. */
+nm_ent *nm_put(nmemo *m, const void *k, int *fresh);
+void nm_free(nmemo *m); /* the objects are released after m is empty */
 
 /* A set of pointers (the walk path, for cycles). */
 typedef struct pset {

@@ -4,8 +4,7 @@
  *
  *   keys.c      dict keys <-> keysets: key objects -> keysets through the
  *               keyset cache; keysets -> key tuples and template dicts
- *   flatten.c   the flatten walk: tree_flatten, tree_leaves, tree_structure,
- *               _is_leaf
+ *   flatten.c   the flatten walk: tree_flatten, tree_leaves, tree_structure
  *   walk.h      the walk's state, shared by the two (nothing else includes it) */
 #ifndef GROVE_PY_WALKS_H
 #define GROVE_PY_WALKS_H
@@ -30,6 +29,5 @@ int do_flatten(gstate *st, const flat_args *fa, PyObject **leaves, PyObject **sp
 PyObject *py_tree_flatten(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 PyObject *py_tree_leaves(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 PyObject *py_tree_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
-PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 
 #endif

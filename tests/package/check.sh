@@ -56,7 +56,7 @@ DL=$D/$shared_libdir
 step "installed files"
 for p in "$S:$static_libdir" "$D:$shared_libdir"; do
   l=${p#*:} p=${p%%:*}
-  for f in include/grove.h bin/grove "$l/cmake/grove/groveConfig.cmake" \
+  for f in include/grove.h include/grove_mutate.h include/grove_fuzz.h bin/grove "$l/cmake/grove/groveConfig.cmake" \
            "$l/cmake/grove/groveConfigVersion.cmake" "$l/cmake/grove/groveTargets.cmake" \
            "$l/pkgconfig/grove.pc" share/man/man1/grove.1 \
            share/bash-completion/completions/grove share/doc/grove/LICENSE; do
@@ -107,7 +107,8 @@ loads "$work/prefix-moved/bin/grove" "$work/prefix-moved/$shared_libdir/$soname"
 
 step "exported symbols of libgrove.so"
 nm -D --defined-only "$DL/libgrove.so" | awk '{print $NF}' | sort >"$work/exported"
-grep -o 'gv_[a-z0-9_]*(' "$src/include/grove.h" | tr -d '(' | sort -u >"$work/declared"
+cat "$src/include/grove.h" "$src/include/grove_mutate.h" | grep -o 'gv_[a-z0-9_]*(' | tr -d '(' |
+  sort -u >"$work/declared"
 bad=$(grep -v '^gv_' "$work/exported" || true)
 [ -z "$bad" ] || fail "libgrove.so exports names other than gv_:"$'\n'"$bad"
 private=$(grep '^gv__' "$work/exported" || true)
@@ -115,10 +116,10 @@ private=$(grep '^gv__' "$work/exported" || true)
 # every exported name is a function of the header, and every function of the header is exported
 # (the header's other gv_ words followed by '(' are function-pointer typedefs)
 extra=$(comm -23 "$work/exported" "$work/declared")
-[ -z "$extra" ] || fail "exported but not in grove.h: $extra"
+[ -z "$extra" ] || fail "exported but not in grove.h or grove_mutate.h: $extra"
 missing=$(comm -13 "$work/exported" "$work/declared" | grep -v -x -e gv_write_fn -e gv_path_fn \
-  -e gv_traverse_fn -e gv_map_fn || true)
-[ -z "$missing" ] || fail "declared in grove.h but not exported: $missing"
+  -e gv_traverse_fn -e gv_map_fn -e gv_mutate_leaf_fn || true)
+[ -z "$missing" ] || fail "declared in the headers but not exported: $missing"
 echo "ok: $(wc -l <"$work/exported") symbols, all gv_ and public"
 
 # ---- 3. consumers ----

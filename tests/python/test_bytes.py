@@ -6,6 +6,7 @@ written out (repr, paths) stay linear and refuse, with ValueError naming the
 limit, what is over the output limit."""
 
 import collections
+import math
 import pickle
 
 import grove
@@ -134,6 +135,60 @@ def test_valid_encodings_still_load():
             back = grove.TreeSpec.from_bytes(spec.to_bytes())
             assert back == spec and repr(back) == repr(spec) and back.paths() == spec.paths()
             every_use(back)
+
+
+
+_ONE = Unregistered()
+
+
+def _the_one():
+    return _ONE
+
+
+class BecomesOne:
+    """Pickled as a reference to one shared object: two of these load as one object."""
+
+    def __reduce__(self):
+        return (_the_one, ())
+
+
+class BecomesInt:
+    """Pickled as the int 5: an object that loads as a value."""
+
+    def __reduce__(self):
+        return (int, (5,))
+
+
+def test_handles_round_trip_by_identity():
+    # one object as the metadata of three nodes and a tuple key holding an enum: one handle
+    # each in the payload, and after reading one object again (numbered by identity in the
+    # reader's generation), the key equal to the writer's
+    tag = [1]
+    spec = grove.tree_structure([Tagged([1], tag), Tagged([2], tag),
+                                 {(Color.RED, 2): Tagged([3], tag)}])
+    magic, wire, objs, classes, nil, ns = unpack(spec.to_bytes())
+    assert sorted(map(repr, objs.values())) == ['(<Color.RED: 1>, 2)', '[1]']
+    back = grove.TreeSpec.from_bytes(spec.to_bytes())
+    every_use(back)
+    a, b, d = back.unflatten([1, 2, 3])
+    assert a.tag == [1] and a.tag is b.tag is d[(Color.RED, 2)].tag and a.tag is not tag
+    assert back == spec and hash(back) == hash(spec) and back.paths() == spec.paths()
+    # entries that are no value (65 of them) are a handle of an exact tuple; NaN metadata is
+    # a handle too (a NaN is no value): both load, and NaN != NaN as in optree
+    names = tuple(f'e{i}' for i in range(65))
+    spec = grove.tree_structure(Tagged(range(65), float('nan'), names))
+    back = grove.TreeSpec.from_bytes(spec.to_bytes())
+    assert back.paths() == [(n,) for n in names] and back != spec and repr(back) == repr(spec)
+    assert math.isnan(back.unflatten(range(65)).tag) and back.flatten_up_to(
+        back.unflatten(range(65))) == list(range(65))
+    # two objects that load as one: as metadata, one handle; as two keys, a repeated key
+    spec = grove.tree_structure([Tagged([1], BecomesOne()), Tagged([2], BecomesOne())])
+    a, b = grove.TreeSpec.from_bytes(spec.to_bytes()).unflatten([1, 2])
+    assert a.tag is b.tag is _ONE
+    refused(grove.tree_structure({BecomesOne(): 1, BecomesOne(): 2}).to_bytes(), 'repeated key')
+    # an object that loads as a value grove would keep as itself is refused
+    refused(grove.tree_structure(Tagged([1], BecomesInt())).to_bytes(),
+            'metadata is a handle of an object of type int')
 
 
 # ---------------------------------------------------------------- the payload
