@@ -334,10 +334,10 @@ static gv_status mut_blob(gv__mut *m, const gv_node *leaf, const gv_node **out) 
   int str = gv_kind(leaf) == GV_STR;
   size_t len = 0;
   const char *d = str ? gv_get_str(leaf, &len) : (const char *)gv_get_bytes(leaf, &len);
-  if (len > (SIZE_MAX - 16) / 5) return gv__oom(m->err);
+  if (len > (SIZE_MAX - 16) / 5) return gv__oom(m->a, m->err);
   size_t cap = len + (len < 64 ? len : 64) * 4 + 16;
   char *buf = gv__mut_alloc(m, cap);
-  if (!buf) return gv__oom(m->err);
+  if (!buf) return gv__oom(m->a, m->err);
   size_t n = edit_blob(m, d ? d : "", len, str, buf);
   gv_status s = str ? gv_str(m->a, buf, n, out, m->err) : gv_bytes(m->a, buf, n, out, m->err);
   gv__mut_free(m, buf, cap);
@@ -475,7 +475,7 @@ gv_status gv__mut_leaf_kind(gv__mut *m, const gv_node *leaf, const gv_node **out
     if (d && to == GV_BYTES) return gv_bytes(m->a, d, len, out, m->err);
     if (d) { /* bytes to str: its ASCII */
       char *buf = gv__mut_alloc(m, len);
-      if (!buf) return gv__oom(m->err);
+      if (!buf) return gv__oom(m->a, m->err);
       size_t o = 0;
       for (size_t i = 0; i < len; i++)
         if ((unsigned char)d[i] < 0x80) buf[o++] = d[i];
@@ -562,7 +562,7 @@ gv_status gv__mut_key_twin(gv__mut *m, const gv_node *key, const gv_node **out) 
     if (s != GV_OK) return s;
     if (!t) continue;
     const gv_node **v = gv__mut_alloc(m, n * sizeof *v);
-    if (!v) return gv__oom(m->err);
+    if (!v) return gv__oom(m->a, m->err);
     for (size_t j = 0; j < n; j++)
       v[j] = j == i ? t : gv_child(key, j);
     s = gv_tuple(m->a, v, n, out, m->err);

@@ -30,13 +30,13 @@ static int keyed(unsigned k, const gv_node *tmpl) {
 gv_status gv__parts_of(gv__mut *m, const gv_node *c, size_t extra, gv__parts *p) {
   memset(p, 0, sizeof *p);
   size_t n = gv_arity(c);
-  if (n > (SIZE_MAX / sizeof(gv_node *) - extra) / 2) return gv__oom(m->err);
+  if (n > (SIZE_MAX / sizeof(gv_node *) - extra) / 2) return gv__oom(m->a, m->err);
   p->kind = gv_kind(c);
   p->tmpl = c;
   p->n = n;
   p->cap = n + extra;
   p->keys = gv__mut_alloc(m, 2 * p->cap * sizeof *p->keys);
-  if (!p->keys) return gv__oom(m->err);
+  if (!p->keys) return gv__oom(m->a, m->err);
   p->vals = p->keys + p->cap;
   for (size_t i = 0; i < n; i++) {
     p->vals[i] = gv_child(c, i);
@@ -128,7 +128,7 @@ gv_status gv__parts_build(gv__mut *m, gv__parts *p, const gv_node **out) {
     /* a host-ordered keyset stays host-ordered: traversal in insertion order */
     if (p->n > UINT32_MAX) return gv__err(m->err, GV_ERANGE, "too many keys");
     uint32_t *order = gv__mut_alloc(m, p->n * sizeof *order);
-    if (!order) return gv__oom(m->err);
+    if (!order) return gv__oom(m->a, m->err);
     for (size_t i = 0; i < p->n; i++)
       order[i] = (uint32_t)i;
     const gv_node *ks = NULL;
@@ -175,7 +175,7 @@ static gv_status place_push(gv__mut *m, gv__place *p, const gv_node *c, size_t i
     size_t cap = p->cap ? p->cap * 2 : 16;
     gv__step *s =
         gv__mem_realloc(gv__mem_writer(m->a), p->steps, p->cap * sizeof *s, cap * sizeof *s);
-    if (!s) return gv__oom(m->err);
+    if (!s) return gv__oom(m->a, m->err);
     p->steps = s;
     p->cap = cap;
   }
@@ -229,11 +229,11 @@ gv_status gv__place_set(gv__mut *m, const gv__place *p, size_t depth, const gv_n
   size_t widest = 0;
   for (size_t j = 0; j < depth; j++)
     if (gv_arity(p->steps[j].c) > widest) widest = gv_arity(p->steps[j].c);
-  if (widest > SIZE_MAX / sizeof(gv_node *)) return gv__oom(m->err);
+  if (widest > SIZE_MAX / sizeof(gv_node *)) return gv__oom(m->a, m->err);
   const gv_node **kids = NULL;
   if (depth) {
     kids = gv__mut_alloc(m, widest * sizeof *kids);
-    if (!kids) return gv__oom(m->err);
+    if (!kids) return gv__oom(m->a, m->err);
   }
   gv_status s = GV_OK;
   for (size_t j = depth; j-- > 0 && s == GV_OK;) {
