@@ -712,3 +712,5 @@ from grove._specs import (  # noqa: E402,F401
     treespec_paths,
     treespec_transform,
 )
+
+import grove.pytree  # noqa: E402,F401 (optree.pytree: needs every name above)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import functools
 
+from grove import tree_reduce as reduce  # functools.reduce over a tree's leaves, as optree's
 from grove.accessors import GetAttrEntry
 
 __all__ = ['partial', 'reduce']
-
-reduce = functools.reduce
 
 
 class _Wrapped:
