@@ -38,7 +38,8 @@ BENCH_PY     := $(BENCH_VENV)/bin/python
 
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
         test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel \
-        build-asan-python test-asan-python fuzz-python
+        build-asan-python test-asan-python fuzz-python test-peers \
+        test-optree-suite
 
 all: build
 
@@ -97,6 +98,26 @@ test-python: test-deps $(VENV)/.requirements
 	cmake --build build-py -j $(JOBS)
 	$(VENV_PY) tests/check_layers.py python python/src build-py/CMakeFiles/_grove.dir/python/src
 	PYTHONPATH=$(abspath build-py/python) $(VENV_PY) -m pytest tests/python -q $(PYTEST_ARGS)
+	$(MAKE) test-optree-suite
+
+# optree 0.20.0's own test suite on grove through the strict stand-in `optree`
+# (tests/optree_suite/run.py; the sdist is fetched with pip at test time into build-peers/, never
+# committed). make test runs the seeded share PEERS_SHARE of every test file and fails under the
+# floor tests/optree_suite/floor.json records for it; make test-peers runs the whole suite.
+PEERS_SHARE ?= 0.05
+PEERS_RUN = $(VENV_PY) tests/optree_suite/run.py --grove build-py/python --work build-peers \
+  --jobs $(JOBS) --floor
+
+test-optree-suite: test-deps $(VENV)/.requirements
+	cmake --build build-py -j $(JOBS)
+	$(PEERS_RUN) --share $(PEERS_SHARE)
+
+test-peers: test-deps $(VENV)/.requirements
+	cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
+	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
+	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) $(if $(CI),-DGROVE_WERROR=ON)
+	cmake --build build-py -j $(JOBS)
+	$(PEERS_RUN) --share 1
 
 # Every other CPython of PYTHON_VERSIONS: built (warnings as errors in CI) and the whole suite
 # run under hypothesis's quick profile (the full profile runs on the main one, in test-python).
@@ -231,4 +252,4 @@ format:
 
 clean:
 	rm -rf build build-asan build-fuzz build-package build-py build-wheel build-tsan build-pybench \
-	  build-asan-py build-py-* build-pybench-* wheelhouse
+	  build-asan-py build-py-* build-pybench-* wheelhouse build-peers

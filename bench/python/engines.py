@@ -50,6 +50,17 @@ class Engine:
             'tree_structure': ('f(t)', {'f': m.tree_structure}),
             'flatten_up_to': ('u(o)', {'u': spec.flatten_up_to}),
         }
+        # optree's API beyond the core (grove and optree only; issue 22)
+        optree_api = self.name in ('grove', 'optree')
+        ops.update({
+            'tree_map_': ('f(g, t)', {'f': m.tree_map_}) if optree_api else None,
+            'tree_flatten_with_accessor': ('f(t)', {'f': m.tree_flatten_with_accessor})
+            if optree_api else None,
+            'spec.accessors()': ('s.accessors()', {}) if optree_api else None,
+            'treespec_tuple (of children)': ('f(k)', {'f': m.treespec_tuple,
+                                                      'k': spec.children()})
+            if optree_api else None,
+        })
         return {k: (v[0], {**base, **v[1]}) if v else None for k, v in ops.items()}
 
 

@@ -17,10 +17,12 @@ messages start with the path (``at (0, 'a'): ...``), the TreeSpec class is
 from __future__ import annotations
 
 import collections
-import functools
+import functools as _functools
 import itertools
 import operator
 import pickle
+import typing
+import warnings
 
 from grove import _grove
 from grove._grove import (
@@ -41,35 +43,39 @@ from grove._version import __version__  # written by CMake from include/grove.h
 PyTreeSpec = TreeSpec
 PyTreeDef = TreeSpec
 
+# optree 0.20.0's public names (all of them), then grove's own.
 __all__ = [
-    'TreeSpec',
-    'PyTreeSpec',
-    'tree_flatten',
-    'tree_unflatten',
-    'tree_leaves',
-    'tree_structure',
-    'tree_map',
-    'tree_map_with_path',
-    'tree_flatten_with_path',
-    'tree_paths',
-    'tree_is_leaf',
-    'all_leaves',
-    'tree_flatten_one_level',
-    'tree_transpose',
-    'tree_broadcast_prefix',
-    'tree_reduce',
-    'tree_all',
-    'tree_any',
-    'tree_iter',
-    'register_pytree_node',
-    'register_pytree_node_class',
-    'unregister_pytree_node',
-    'canonicalize',
-    'memory_stats',
-    'set_memory_limit',
-    'set_output_limit',
-    'GLOBAL_NAMESPACE',
+    'MAX_RECURSION_DEPTH', 'NONE_IS_NODE', 'NONE_IS_LEAF', 'tree_flatten', 'tree_flatten_with_path',
+    'tree_flatten_with_accessor', 'tree_unflatten', 'tree_iter', 'tree_leaves', 'tree_structure',
+    'tree_paths', 'tree_accessors', 'tree_is_leaf', 'all_leaves', 'tree_map', 'tree_map_',
+    'tree_map_with_path', 'tree_map_with_path_', 'tree_map_with_accessor',
+    'tree_map_with_accessor_', 'tree_replace_nones', 'tree_partition', 'tree_transpose',
+    'tree_transpose_map', 'tree_transpose_map_with_path', 'tree_transpose_map_with_accessor',
+    'tree_broadcast_prefix', 'broadcast_prefix', 'tree_broadcast_common', 'broadcast_common',
+    'tree_broadcast_map', 'tree_broadcast_map_with_path', 'tree_broadcast_map_with_accessor',
+    'tree_reduce', 'tree_sum', 'tree_max', 'tree_min', 'tree_all', 'tree_any',
+    'tree_flatten_one_level', 'prefix_errors', 'treespec_paths', 'treespec_accessors',
+    'treespec_entries', 'treespec_entry', 'treespec_children', 'treespec_child',
+    'treespec_one_level', 'treespec_transform', 'treespec_is_leaf', 'treespec_is_strict_leaf',
+    'treespec_is_one_level', 'treespec_is_prefix', 'treespec_is_suffix', 'treespec_leaf',
+    'treespec_none', 'treespec_tuple', 'treespec_list', 'treespec_dict', 'treespec_namedtuple',
+    'treespec_ordereddict', 'treespec_defaultdict', 'treespec_deque', 'treespec_structseq',
+    'treespec_frozendict', 'treespec_from_collection', 'PyTreeEntry', 'GetAttrEntry',
+    'GetItemEntry', 'FlattenedEntry', 'AutoEntry', 'SequenceEntry', 'MappingEntry',
+    'NamedTupleEntry', 'StructSequenceEntry', 'DataclassEntry', 'PyTreeAccessor',
+    'register_pytree_node', 'register_pytree_node_class', 'unregister_pytree_node',
+    'dict_insertion_ordered', 'PyTreeSpec', 'PyTreeDef', 'PyTreeKind', 'PyTree', 'PyTreeTypeVar',
+    'CustomTreeNode', 'FlattenFunc', 'UnflattenFunc', 'is_namedtuple', 'is_namedtuple_class',
+    'is_namedtuple_instance', 'namedtuple_fields', 'is_structseq', 'is_structseq_class',
+    'is_structseq_instance', 'structseq_fields',
+    # grove's own
+    'TreeSpec', 'canonicalize', 'memory_stats', 'set_memory_limit', 'set_output_limit',
+    'GLOBAL_NAMESPACE', 'install_as_optree',
 ]
+
+NONE_IS_NODE = False  # the default: None is a node without children
+NONE_IS_LEAF = True
+MAX_RECURSION_DEPTH = 1000  # optree's limit; grove has none for containers (docs/python.md)
 
 # Node kinds as the extension numbers them.
 _LEAF, _NONE, _LIST, _TUPLE, _DICT, _ODICT, _DDICT, _DEQUE, _NT, _SS, _CUSTOM = range(11)
@@ -135,7 +141,10 @@ def _mangle(obj) -> str:
     return out
 
 
-_grove._setup(_REGISTRY, _key_order, _mangle)
+# namespaces ('' for the global one) whose dicts keep insertion order (dict_insertion_ordered)
+_INSERTION_ORDERED: set[str] = set()
+
+_grove._setup(_REGISTRY, _key_order, _mangle, _INSERTION_ORDERED)
 
 
 # ---------------------------------------------------------------------------
@@ -168,6 +177,14 @@ def register_pytree_node(cls, flatten_func, unflatten_func, *, path_entry_type=N
     ns = _check_namespace(namespace)
     if cls in _BUILTIN_NODE_TYPES:
         raise ValueError(f'PyTree type {cls!r} is a built-in type and cannot be re-registered.')
+    if path_entry_type is not None and not (isinstance(path_entry_type, type)
+                                            and issubclass(path_entry_type, PyTreeEntry)):
+        raise TypeError(f'Expected a subclass of PyTreeEntry, got {path_entry_type!r}.')
+    if _is_namedtuple_class(cls):
+        warnings.warn(f'PyTree type {cls!r} is a subclass of `collections.namedtuple`, '
+                      'which is already registered in the global namespace. '
+                      'Override it with custom flatten/unflatten functions.',
+                      category=UserWarning, stacklevel=2)
     table = _REGISTRY.setdefault(ns, {})
     if cls in table:
         where = 'the global namespace' if ns == '' else f'namespace {ns!r}'
@@ -206,6 +223,8 @@ def register_pytree_node_class(cls=None, *, path_entry_type=None, namespace=None
     else:
         raise TypeError(f'{cls!r} must define both `__tree_flatten__` and `__tree_unflatten__` '
                         'methods for registration as a pytree node.')
+    if path_entry_type is None:
+        path_entry_type = getattr(cls, 'TREE_PATH_ENTRY_TYPE', None)
     return register_pytree_node(cls, flatten, unflatten, path_entry_type=path_entry_type,
                                 namespace=namespace)
 
@@ -243,9 +262,50 @@ def all_leaves(iterable, is_leaf=None, *, none_is_leaf=False, namespace=''):
         for x in iterable)
 
 
-def tree_iter(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """An iterator over the leaves of tree."""
-    return iter(tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace))
+def tree_iter(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """An iterator over the leaves of tree, walked as it is consumed: is_leaf and the
+    flatten functions run on next(), not at the call (as optree). Dicts are ordered as
+    dict_insertion_ordered says at the call."""
+    ordered = _is_dict_insertion_ordered(namespace)
+    return _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered)
+
+
+_MAX_CUSTOM_DEPTH = 10_000  # registered classes nested on one path (the flatten walk's limit)
+
+
+def _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered):
+    # depth-first with the containers on the current path (by identity): a container inside
+    # itself, or registered classes nested deeper than the flatten walk allows, raise
+    # RecursionError as the walk does
+    on_path = set()
+    stack = [(tree, False, 0)]
+    while stack:
+        node, leaving, ncust = stack.pop()
+        if leaving:
+            on_path.discard(id(node))
+            continue
+        kind = _grove._is_leaf(node, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+        if kind == _LEAF:
+            yield node
+            continue
+        if kind == _NONE:
+            continue
+        if id(node) in on_path:
+            raise RecursionError(f'the tree contains a cycle: a {type(node).__name__} is in '
+                                 'itself')
+        if kind == _CUSTOM:
+            ncust += 1
+            if ncust > _MAX_CUSTOM_DEPTH:
+                raise RecursionError('Maximum recursion depth exceeded during flattening the '
+                                     f'tree: {_MAX_CUSTOM_DEPTH} custom nodes nested')
+        if kind in (_DICT, _DDICT):
+            keys = list(node) if ordered else _key_sorted(node)
+            children = [node[k] for k in keys]
+        else:  # (is_leaf was asked about node above: not again)
+            children = _flatten_one_level(node, None, none_is_leaf, namespace)[0]
+        on_path.add(id(node))
+        stack.append((node, True, ncust))
+        stack.extend((c, False, ncust) for c in reversed(children))
 
 
 def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
@@ -270,8 +330,8 @@ def tree_reduce(func, tree, initial=_MISSING, *, is_leaf=None, none_is_leaf=Fals
     """functools.reduce over the leaves."""
     leaves = tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     if initial is _MISSING:
-        return functools.reduce(func, leaves)
-    return functools.reduce(func, leaves, initial)
+        return _functools.reduce(func, leaves)
+    return _functools.reduce(func, leaves, initial)
 
 
 def tree_all(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
@@ -317,8 +377,36 @@ def tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=None, *, none_is_leaf=
                     none_is_leaf=none_is_leaf, namespace=namespace)
 
 
-def tree_flatten_one_level(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """(children, metadata, entries, unflatten_func) of tree's root node."""
+class FlattenOneLevelOutput(typing.NamedTuple):
+    """tree_flatten_one_level's result."""
+
+    children: list
+    metadata: typing.Any
+    entries: tuple
+    unflatten_func: typing.Callable
+
+
+class FlattenOneLevelOutputEx(FlattenOneLevelOutput):
+    """FlattenOneLevelOutput, plus the node's type, path_entry_type and kind (attributes)."""
+
+
+def tree_flatten_one_level(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """(children, metadata, entries, unflatten_func) of tree's root node, as optree's
+    FlattenOneLevelOutputEx named tuple."""
+    if namespace is GLOBAL_NAMESPACE:  # (optree accepts it here)
+        namespace = ''
+    out = FlattenOneLevelOutputEx(*_flatten_one_level(tree, is_leaf, none_is_leaf, namespace))
+    out.type = type(tree)
+    out.kind = _specs._KINDS[_grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf,
+                                             namespace=namespace)]
+    if out.kind == PyTreeKind.CUSTOM:
+        out.path_entry_type = _registry_get(out.type, namespace=namespace).path_entry_type
+    else:
+        out.path_entry_type = _specs._ENTRY_TYPES.get(out.kind, PyTreeEntry)
+    return out
+
+
+def _flatten_one_level(tree, is_leaf, none_is_leaf, namespace):
     if namespace is GLOBAL_NAMESPACE:  # (optree accepts it here)
         namespace = ''
     node_type = type(tree)
@@ -347,18 +435,20 @@ def tree_flatten_one_level(tree, is_leaf=None, *, none_is_leaf=False, namespace=
     children = spec.flatten_up_to(tree)
     k, _, cls, extra = spec._info()
     if kind == _NONE:
-        return [], None, (), lambda _m, _c: None
+        return [], None, (), _none_unflatten
     if kind in (_LIST, _TUPLE):
         return children, None, tuple(range(len(children))), (
             lambda _m, c: list(c)) if kind == _LIST else (lambda _m, c: tuple(c))
-    if kind in (_DICT, _ODICT):
+    if kind == _ODICT:
         keys = list(extra)
-        ctor = dict if kind == _DICT else collections.OrderedDict
-        return children, keys, tuple(keys), lambda m, c: ctor(zip(m, c))
+        return children, keys, tuple(keys), lambda m, c: collections.OrderedDict(zip(m, c))
+    if kind == _DICT:
+        keys = _DictMetaData(extra, tree.keys())
+        return children, keys, tuple(keys), _dict_unflatten
     if kind == _DDICT:
-        keys = list(extra)
+        keys = _DictMetaData(extra, tree.keys())
         return children, (cls, keys), tuple(keys), (
-            lambda m, c: collections.defaultdict(m[0], zip(m[1], c)))
+            lambda m, c: collections.defaultdict(m[0], _dict_unflatten(m[1], c)))
     if kind == _DEQUE:
         return children, extra, tuple(range(len(children))), (
             lambda m, c: collections.deque(c, maxlen=m))
@@ -398,7 +488,12 @@ def _spec_paths(spec):
 
 
 def _compose(outer, inner):
-    """outer with every leaf replaced by inner."""
+    """outer with every leaf replaced by inner (both of one namespace, or one of none)."""
+    if outer.none_is_leaf != inner.none_is_leaf:
+        raise ValueError('PyTreeSpecs must have the same none_is_leaf value.')
+    if outer.namespace and inner.namespace and outer.namespace != inner.namespace:
+        raise ValueError(f'PyTreeSpecs must have the same namespace, got {outer.namespace!r} '
+                         f'vs. {inner.namespace!r}.')
     mark = object()
     sub = inner.unflatten([mark] * inner.num_leaves)
     tree = outer.unflatten([sub] * outer.num_leaves)
@@ -514,3 +609,108 @@ TreeSpec.to_bytes = _to_bytes
 TreeSpec.from_bytes = staticmethod(_from_bytes)
 TreeSpec.__reduce__ = _reduce
 TreeSpec.kind = property(lambda self: self._info()[0])
+
+
+# ---------------------------------------------------------------------------
+# optree's API beyond the core (python/grove/_ops.py, _specs.py, accessors.py, typing.py)
+# ---------------------------------------------------------------------------
+
+from grove import _ops, _specs  # noqa: E402
+from grove._ops import *  # noqa: E402,F401,F403
+from grove._specs import (  # noqa: E402,F401
+    treespec_defaultdict,
+    treespec_deque,
+    treespec_dict,
+    treespec_from_collection,
+    treespec_frozendict,
+    treespec_leaf,
+    treespec_list,
+    treespec_namedtuple,
+    treespec_none,
+    treespec_ordereddict,
+    treespec_structseq,
+    treespec_tuple,
+)
+from grove.accessors import (  # noqa: E402,F401
+    AutoEntry,
+    DataclassEntry,
+    FlattenedEntry,
+    GetAttrEntry,
+    GetItemEntry,
+    MappingEntry,
+    NamedTupleEntry,
+    PyTreeAccessor,
+    PyTreeEntry,
+    PyTreeKind,
+    SequenceEntry,
+    StructSequenceEntry,
+)
+from grove.typing import (  # noqa: E402,F401
+    CustomTreeNode,
+    FlattenFunc,
+    PyTree,
+    PyTreeTypeVar,
+    UnflattenFunc,
+    is_namedtuple,
+    is_namedtuple_class,
+    is_namedtuple_instance,
+    is_structseq,
+    is_structseq_class,
+    is_structseq_instance,
+    namedtuple_fields,
+    structseq_fields,
+)
+
+_specs.install()
+_is_namedtuple_class = is_namedtuple_class
+# optree's submodules, imported with the package as optree's are (grove.functools registers
+# grove.functools.partial, as optree does; grove.integrations imports its libraries lazily)
+import grove.accessors  # noqa: E402
+import grove.dataclasses  # noqa: E402
+import grove.functools  # noqa: E402
+import grove.integrations  # noqa: E402
+import grove.treespec  # noqa: E402
+import grove.typing  # noqa: E402
+import grove.utils  # noqa: E402,F401
+from grove._install import install_as_optree  # noqa: E402,F401
+
+
+
+def _check_ns_arg(namespace):
+    if namespace is GLOBAL_NAMESPACE:
+        return ''
+    if not isinstance(namespace, str):
+        raise TypeError(f'The namespace must be a string, got {namespace!r}.')
+    return namespace
+
+
+from grove._registry_info import (  # noqa: E402,F401
+    PyTreeNodeRegistryEntry,
+    _builtin_entries,
+    _dict_unflatten,
+    _DictMetaData,
+    _global_registry_view,
+    _is_dict_insertion_ordered,
+    _key_sorted,
+    _none_unflatten,
+    _registry_get,
+    _registry_size,
+    dict_insertion_ordered,
+)
+from grove._specs import (  # noqa: E402,F401
+    treespec_accessors,
+    treespec_child,
+    treespec_children,
+    treespec_entries,
+    treespec_entry,
+    treespec_is_leaf,
+    treespec_is_one_level,
+    treespec_is_prefix,
+    treespec_is_strict_leaf,
+    treespec_is_suffix,
+    treespec_one_level,
+    treespec_paths,
+    treespec_transform,
+)
+
+import grove.pytree  # noqa: E402,F401 (optree.pytree: needs every name above)

@@ -313,7 +313,8 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
       for (Py_ssize_t q = 0; q < j; q++)
         Py_INCREF(vals[q]);
     uint64_t kh = 0;
-    f.ks = keyset_cached(w, kbuf, j, kind == K_ODICT, &kh);
+    int order_by = kind == K_ODICT ? KS_ODICT : w->dict_ins ? KS_INSERTION : KS_SORTED;
+    f.ks = keyset_cached(w, kbuf, j, order_by, &kh);
     if (!f.ks) { /* making the keyset may run user code: hold everything first */
       pin_all(w);
       if (!f.pinned) {
@@ -321,7 +322,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
           Py_INCREF(w->vals[f.vbase + q]);
         f.pinned = 1;
       }
-      f.ks = keyset_for(w, kbuf, j, kind == K_ODICT, kh);
+      f.ks = keyset_for(w, kbuf, j, order_by, kh);
     }
     if (kbuf != kbuf_inl) PyMem_Free(kbuf);
     if (!f.ks) {
@@ -594,7 +595,8 @@ static int run(walk *w, PyObject *root) {
     case K_LIST:
       if (r >= PyList_GET_SIZE(f->obj)) {
         f->i--;
-        return walk_err(w, PyExc_RuntimeError, "list changed size during iteration");
+        return walk_err(w, PyExc_IndexError,
+                        "list index out of range (the list changed size during iteration)");
       }
       child = PyList_GET_ITEM(f->obj, r);
       break;
@@ -651,6 +653,7 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
   walk w;
   memset(&w, 0, offsetof(walk, fr_inl));
   w.st = st;
+  if (dict_insertion_ordered(st, fa->ns, &w.dict_ins) < 0) return -1;
   w.g = op_gen(st);
   if (!w.g) return -1;
   Py_INCREF(w.g); /* the generation may be replaced by a callback; keep ours */
@@ -669,6 +672,7 @@ static int walk_once(gstate *st, const flat_args *fa, PyObject **leaves, PyObjec
   w.nodes = w.nodes_inl;
   w.cnodes = INL_N;
   w.pinned = fa->is_leaf != NULL;
+  w.found_custom = w.dict_ins == 2; /* (optree's spec then keeps the namespace) */
   int rc = run(&w, fa->tree);
   if (rc == 0) {
     PyObject *l = PyList_New(w.lv == w.lv_inl ? w.nlv : 0);

@@ -66,7 +66,15 @@ fail:
 /* The keyset of keys[0..n) made (a cache miss). Key conversion may run user
  * code (__hash__, __eq__, __lt__): the caller has pinned, and keys[] are
  * held here while it runs. */
-const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odict, uint64_t h) {
+/* Whether keyset ks (grove's key order) traverses its keys in insertion order. */
+static int in_insertion_order(const gv_node *ks, Py_ssize_t n) {
+  const uint32_t *perm = GV__CONT(ks)->perm;
+  for (Py_ssize_t r = 0; perm && r < n; r++)
+    if (perm[r] != (uint32_t)r) return 0;
+  return 1;
+}
+
+const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int order_by, uint64_t h) {
   GenObject *g = w->g;
   const gv_node *ks = NULL;
   g->kc.misses++;
@@ -108,12 +116,20 @@ const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odic
   gv_status s;
   if (!host) {
     s = gv_keyset(w->a, kn, (size_t)n, &ks, &e);
+    /* insertion order: the sorted keyset when that is the same order (as
+     * optree, such a dict's structure equals the sorted one), else the keys
+     * in insertion order as the host's order */
+    if (s == GV_OK && order_by == KS_INSERTION && !in_insertion_order(ks, n)) {
+      for (Py_ssize_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+      s = gv_keyset_ordered(w->a, kn, (size_t)n, order, &ks, &e);
+    }
   } else {
-    if (w->nocode && !odict) {
+    if (w->nocode && order_by == KS_SORTED) {
       w->refused = 1;
       goto out;
     }
-    if (odict) {
+    if (order_by != KS_SORTED) {
       for (Py_ssize_t i = 0; i < n; i++)
         order[i] = (uint32_t)i;
     } else {

@@ -113,6 +113,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->nsreg);
   Py_VISIT(st->names);
   Py_VISIT(st->key_order);
+  Py_VISIT(st->ins_ordered);
   Py_VISIT(st->mangle);
   return 0;
 }
@@ -128,6 +129,7 @@ static int module_clear(PyObject *m) {
   Py_CLEAR(st->objnames);
   Py_CLEAR(st->namerefs);
   Py_CLEAR(st->key_order);
+  Py_CLEAR(st->ins_ordered);
   Py_CLEAR(st->mangle);
   Py_CLEAR(st->empty_ns);
   Py_CLEAR(st->s_fields);

@@ -224,14 +224,29 @@ int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObje
   return _PyType_Lookup((PyTypeObject *)c, st->s_n_sequence_fields) ? K_SS : K_NT;
 }
 
+/* Whether the dicts flattened in namespace ns (an exact str) keep insertion
+ * order: *out = 0 no, 1 by the global namespace's mode, 2 by ns's own. */
+int dict_insertion_ordered(gstate *st, PyObject *ns, int *out) {
+  *out = 0;
+  if (!st->ins_ordered || PySet_GET_SIZE(st->ins_ordered) == 0) return 0;
+  int r = PyUnicode_GET_LENGTH(ns) ? PySet_Contains(st->ins_ordered, ns) : 0;
+  if (r > 0) *out = 2;
+  if (r == 0 && (r = PySet_Contains(st->ins_ordered, st->empty_ns)) > 0) *out = 1;
+  return r < 0 ? -1 : 0;
+}
+
 /* ---------------------------------------------------------------------------
  * Module functions
  * ------------------------------------------------------------------------- */
 
 PyObject *py_setup(PyObject *m, PyObject *args) {
   gstate *st = state_of_module(m);
-  PyObject *nsreg, *key_order, *mangle;
-  if (!PyArg_ParseTuple(args, "O!OO", &PyDict_Type, &nsreg, &key_order, &mangle)) return NULL;
+  PyObject *nsreg, *key_order, *mangle, *ins_ordered;
+  if (!PyArg_ParseTuple(args, "O!OOO!", &PyDict_Type, &nsreg, &key_order, &mangle, &PySet_Type,
+                        &ins_ordered))
+    return NULL;
+  Py_INCREF(ins_ordered);
+  Py_XSETREF(st->ins_ordered, ins_ordered);
   Py_INCREF(nsreg);
   Py_XSETREF(st->nsreg, nsreg);
   Py_INCREF(key_order);

@@ -616,7 +616,7 @@ PyObject *spec_repr(PyObject *self) {
           ? PyUnicode_FromFormat("%s, namespace=%R)", s->none_is_leaf ? ", NoneIsLeaf" : "", s->ns)
           : PyUnicode_FromString(s->none_is_leaf ? ", NoneIsLeaf)" : ")");
   if (!tail) return NULL;
-  static const char head[] = "TreeSpec(";
+  static const char head[] = "PyTreeSpec(";
   int ascii = 1;
   uint64_t body = 1;
   nmemo memo = {NULL, 0, 0};

@@ -351,9 +351,18 @@ static int check_value_node(wcheck *w, const gv_node *k, const char *what, PyObj
   }
 }
 
+/* Whether a keyset's traversal order is its insertion order. */
+static int insertion_ordered(const gv_node *ks) {
+  const uint32_t *perm = GV__CONT(ks)->perm;
+  for (size_t r = 0; perm && r < gv_arity(ks); r++)
+    if (perm[r] != r) return 0;
+  return 1;
+}
+
 /* A keyset as keys.c makes it: scalar keys (grove's order), or with a tuple
  * of scalars or a handle among them the host's order (an OrderedDict's:
- * insertion order). */
+ * insertion order); or, a dict's under dict_insertion_ordered, any keys in
+ * insertion order as the host's order. */
 static int check_keyset(wcheck *w, const gv_node *ks, int odict) {
   int r = first(&w->seen, (const char *)ks + (odict ? 1 : 0));
   if (r <= 0) return r;
@@ -367,7 +376,8 @@ static int check_keyset(wcheck *w, const gv_node *ks, int odict) {
     host = 1;
     if (check_value_node(w, k, "a dict key", &o) < 0) return -1;
   }
-  if (host != gv_keyset_host_ordered(ks))
+  int ins = !odict && gv_keyset_host_ordered(ks) && insertion_ordered(ks);
+  if (host != gv_keyset_host_ordered(ks) && !ins)
     return bad(host ? "a dict of tuple or object keys is not in the host's order"
                     : "a dict of scalar keys is in a host's order");
   const uint32_t *perm = GV__CONT(ks)->perm;
@@ -535,7 +545,7 @@ static int check_host_keysets(wcheck *w) {
       Py_DECREF(list);
       return bad("a dict has a repeated key (equal keys)");
     }
-    if (odict) {
+    if (odict || insertion_ordered(ks)) { /* (dict_insertion_ordered's order) */
       Py_DECREF(list);
       continue;
     }

@@ -92,8 +92,9 @@ typedef struct gstate {
   PyObject *namerefs; /* dict: name -> the number of generations naming it */
   Py_ssize_t names_unused;
   PyTypeObject *odict_t, *ddict_t, *deque_t;
-  PyObject *key_order; /* callable(keys list) -> list of indices (the package sets it) */
-  PyObject *mangle;    /* callable(object) -> base name */
+  PyObject *key_order;   /* callable(keys list) -> list of indices (the package sets it) */
+  PyObject *ins_ordered; /* set of namespaces ('' global) whose dicts keep insertion order */
+  PyObject *mangle;      /* callable(object) -> base name */
   PyObject *s_fields, *s_default_factory, *s_maxlen, *s_n_sequence_fields, *s_empty;
   PyObject *s_make, *s_asdict, *s_n_fields, *s_n_unnamed_fields;
   PyObject *empty_ns;   /* '' */
@@ -292,6 +293,7 @@ PyObject *spec_registration(PyObject *regs, PyObject *cls);
 int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject *regs,
                 PyObject **cls, PyObject **reg);
 PyObject *py_setup(PyObject *m, PyObject *args);
+int dict_insertion_ordered(gstate *st, PyObject *ns, int *out);
 PyObject *py_registry_changed(PyObject *m, PyObject *unused);
 PyObject *py_is_leaf(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kw);
 

@@ -465,5 +465,6 @@ static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
                                    {Py_tp_doc, (void *)"The structure of a pytree (interned)."},
                                    {0, NULL}};
 
-PyType_Spec spec_type_spec = {"grove.TreeSpec", sizeof(SpecObject), 0,
-                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, spec_slots};
+PyType_Spec spec_type_spec = {
+    "grove.TreeSpec", sizeof(SpecObject), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION, spec_slots};

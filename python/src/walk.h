@@ -38,6 +38,7 @@ typedef struct walk {
   int nocode;       /* run no Python code: a key other than a built-in scalar is refused */
   int refused;      /* ... and was */
   int found_custom; /* a registered class was met: the spec keeps the namespace (as optree) */
+  int dict_ins;     /* dicts and defaultdicts keep their insertion order (dict_insertion_ordered) */
   frame *fr;
   Py_ssize_t nfr, cfr;
   PyObject **lv;
@@ -54,12 +55,17 @@ typedef struct walk {
   const gv_node *nodes_inl[INL_N];
 } walk;
 
+/* How keyset_cached and keyset_for order a dict's keys: grove's key order (or
+ * the host's for keys it holds as handles), insertion order for an
+ * OrderedDict, insertion order for a dict under dict_insertion_ordered. */
+enum { KS_SORTED = 0, KS_ODICT = 1, KS_INSERTION = 2 };
+
 /* The cached keyset of a dict whose keys (insertion order) are keys[0..n), or
  * NULL (no error) on a miss. */
-static inline const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ssize_t n, int odict,
-                                           uint64_t *h) {
+static inline const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ssize_t n,
+                                           int order_by, uint64_t *h) {
   GenObject *g = w->g;
-  *h = kc_hash(keys, n, odict);
+  *h = kc_hash(keys, n, order_by);
   const gv_node *ks = kc_get(&g->kc, *h, keys, n);
   if (ks) g->kc.hits++;
   return ks;
@@ -68,6 +74,6 @@ static inline const gv_node *keyset_cached(walk *w, PyObject *const *keys, Py_ss
 /* The keyset of keys[0..n) made (a cache miss). Key conversion may run user
  * code (__hash__, __eq__, __lt__): the caller has pinned, and keys[] are
  * held here while it runs. */
-const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int odict, uint64_t h);
+const gv_node *keyset_for(walk *w, PyObject *const *keys, Py_ssize_t n, int order_by, uint64_t h);
 
 #endif

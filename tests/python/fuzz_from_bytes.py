@@ -168,7 +168,7 @@ class Finding(Exception):
 def check_spec(spec):
     """Every use of a loaded spec; Finding when an invariant breaks."""
     text = repr(spec)
-    if not (isinstance(text, str) and text.startswith('TreeSpec(')):
+    if not (isinstance(text, str) and text.startswith('PyTreeSpec(')):
         raise Finding(f'repr gave {text[:80]!r}')
     paths = spec.paths()
     if len(paths) != spec.num_leaves:

@@ -16,7 +16,7 @@ register_all()
 def test_seed_example():
     leaves, spec = grove.tree_flatten({'b': 1, 'a': [2, 3]})
     assert leaves == [2, 3, 1]
-    assert repr(spec) == "TreeSpec({'a': [*, *], 'b': *})"
+    assert repr(spec) == "PyTreeSpec({'a': [*, *], 'b': *})"
     assert spec.num_leaves == 3 and spec.num_nodes == 5 and spec.num_children == 2
     assert spec.type is dict
     back = grove.tree_unflatten(spec, [20, 30, 10])
@@ -43,7 +43,7 @@ def test_seed_example():
 def test_kinds(tree, leaves, text):
     got, spec = grove.tree_flatten(tree)
     assert got == leaves
-    assert repr(spec) == f'TreeSpec({text})'
+    assert repr(spec) == f'PyTreeSpec({text})'
     assert deep_eq(grove.tree_unflatten(spec, got), tree)
     assert grove.tree_leaves(tree) == leaves
     assert grove.tree_structure(tree) == spec
@@ -56,7 +56,7 @@ def test_none_is_leaf_both_ways():
     s1 = grove.tree_structure(tree)
     s2 = grove.tree_structure(tree, none_is_leaf=True)
     assert s1 != s2
-    assert repr(s2) == "TreeSpec([*, {'a': *, 'b': *}], NoneIsLeaf)"
+    assert repr(s2) == "PyTreeSpec([*, {'a': *, 'b': *}], NoneIsLeaf)"
     assert grove.tree_map(lambda x: x is None, tree, none_is_leaf=True) == [True, {'a': True,
                                                                               'b': False}]
     assert grove.tree_map(lambda x: x + 1, tree) == [None, {'a': None, 'b': 2}]
@@ -67,7 +67,7 @@ def test_structseq():
     leaves, spec = grove.tree_flatten(st)
     assert leaves == list(st)
     assert spec.type is time.struct_time
-    assert repr(spec).startswith('TreeSpec(time.struct_time(tm_year=*')
+    assert repr(spec).startswith('PyTreeSpec(time.struct_time(tm_year=*')
     back = grove.tree_unflatten(spec, leaves)
     assert type(back) is time.struct_time and back == st
 
@@ -78,7 +78,7 @@ def test_custom_nodes_metadata_and_namespaces():
     assert grove.tree_leaves(b) == [b]
     leaves, spec = grove.tree_flatten(b, namespace=NS)
     assert leaves == [1, 2, 3]
-    assert repr(spec) == "TreeSpec(CustomTreeNode(Box['meta'], [*, [*, *]]), namespace='grove-test')"
+    assert repr(spec) == "PyTreeSpec(CustomTreeNode(Box['meta'], [*, [*, *]]), namespace='grove-test')"
     assert spec.namespace == NS
     assert grove.tree_unflatten(spec, [7, 8, 9]) == Box([7, [8, 9]], 'meta')
     assert grove.tree_paths(b, namespace=NS) == [('k0',), ('k1', 0), ('k1', 1)]
@@ -185,7 +185,7 @@ def test_paths_and_entries():
 def test_treespec_methods():
     spec = grove.tree_structure({'x': [1, 2], 'y': (3,)})
     kids = spec.children()
-    assert [repr(k) for k in kids] == ['TreeSpec([*, *])', 'TreeSpec((*,))']
+    assert [repr(k) for k in kids] == ['PyTreeSpec([*, *])', 'PyTreeSpec((*,))']
     assert spec.child(1) == kids[1] and spec.child(-1) == kids[1]
     with pytest.raises(IndexError):
         spec.child(2)

@@ -304,7 +304,7 @@ def test_deliberate_differences():
     assert str(gg.value).startswith("at (1, 'x'): list arity mismatch")
     # the class name in repr
     assert repr(optree.tree_structure(a)).startswith('PyTreeSpec(')
-    assert repr(grove.tree_structure(a)).startswith('TreeSpec(')
+    assert repr(grove.tree_structure(a)).startswith('PyTreeSpec(')
     assert spec_repr(optree.tree_structure(a)) == spec_repr(grove.tree_structure(a))
     # keys 1 and 1.0 in different dicts: equal to optree (== on keys), different to grove
     assert optree.tree_structure({1: 0}) == optree.tree_structure({1.0: 0})

@@ -45,7 +45,7 @@ def test_h5_repr_is_linear_in_depth():
         for _ in range(n):
             t = {'a': t}
         text = repr(grove.tree_structure(t))
-        assert text == 'TreeSpec(' + "{'a': " * n + '*' + '}' * n + ')'
+        assert text == 'PyTreeSpec(' + "{'a': " * n + '*' + '}' * n + ')'
         print('ok')
     ''')
     assert out.split() == ['ok']
@@ -90,7 +90,7 @@ def test_h6_paths_of_deep_chains_are_refused_before_they_are_built():
 
 def test_output_limit_is_settable():
     spec = grove.tree_structure({'a': [1, 2], 'b': (3,)})
-    text = "TreeSpec({'a': [*, *], 'b': (*,)})"
+    text = "PyTreeSpec({'a': [*, *], 'b': (*,)})"
     # paths: 12 written out (gv_expanded_size: nodes, keys and their bytes) + 5 entries
     old = grove.set_output_limit(len(text))
     try:

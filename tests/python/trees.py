@@ -123,7 +123,5 @@ def deep_eq(a, b):
 
 
 def spec_repr(spec):
-    """A spec's repr with the class name dropped (grove says TreeSpec(...),
-    optree PyTreeSpec(...): a deliberate difference)."""
-    r = repr(spec)
-    return r[r.index('('):]
+    """A spec's repr (grove and optree both say PyTreeSpec(...))."""
+    return repr(spec)

@@ -1,0 +1,320 @@
+# SPDX-License-Identifier: MIT
+"""optree's tree functions that are compositions of the extension's: maps with paths or
+accessors, in-place maps, partition, transpose and broadcast maps, sum / max / min, and
+prefix_errors. The hot paths (flatten, unflatten, tree_map, flatten_up_to) stay in C."""
+
+from __future__ import annotations
+
+import collections
+import difflib
+import textwrap
+
+from grove._grove import tree_flatten, tree_map, tree_structure
+
+__all__ = [
+    'tree_flatten_with_accessor', 'tree_accessors', 'tree_map_', 'tree_map_with_path_',
+    'tree_map_with_accessor', 'tree_map_with_accessor_', 'tree_replace_nones', 'tree_partition',
+    'tree_transpose_map', 'tree_transpose_map_with_path', 'tree_transpose_map_with_accessor',
+    'broadcast_prefix', 'tree_broadcast_common', 'broadcast_common', 'tree_broadcast_map',
+    'tree_broadcast_map_with_path', 'tree_broadcast_map_with_accessor', 'tree_sum', 'tree_max',
+    'tree_min', 'prefix_errors',
+]
+
+_MISSING = object()
+
+
+def _flat(tree, rests, is_leaf, none_is_leaf, namespace):
+    leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    return spec, [leaves] + [spec.flatten_up_to(r) for r in rests]
+
+
+def tree_flatten_with_accessor(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """(accessors, leaves, treespec): every leaf with the accessor that fetches it."""
+    leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    return spec.accessors(), leaves, spec
+
+
+def tree_accessors(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """The accessor of every leaf, in leaf order."""
+    return tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf,
+                          namespace=namespace).accessors()
+
+
+def tree_map_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
+    """Call func on the leaves (and those of rests at the same places) for its side effects;
+    returns tree itself."""
+    _, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
+    for _ in map(func, *flat):
+        pass
+    return tree
+
+
+def tree_map_with_path_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
+    """tree_map_ whose func also gets each leaf's path first; returns tree."""
+    spec, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
+    for _ in map(func, spec.paths(), *flat):
+        pass
+    return tree
+
+
+def tree_map_with_accessor(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
+                           namespace=''):
+    """tree_map whose func also gets each leaf's accessor first."""
+    spec, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
+    return spec.unflatten(map(func, spec.accessors(), *flat))
+
+
+def tree_map_with_accessor_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
+                            namespace=''):
+    """tree_map_ whose func also gets each leaf's accessor first; returns tree."""
+    spec, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
+    for _ in map(func, spec.accessors(), *flat):
+        pass
+    return tree
+
+
+def tree_replace_nones(sentinel, tree, /, namespace=''):
+    """tree with every None replaced by sentinel."""
+    if tree is None:
+        return sentinel
+    return tree_map(lambda x: sentinel if x is None else x, tree, none_is_leaf=True,
+                    namespace=namespace)
+
+
+def tree_partition(predicate, tree, /, is_leaf=None, *, fillvalue=None, none_is_leaf=False,
+                   namespace=''):
+    """Two trees of tree's structure: the leaves for which predicate holds (fillvalue at the
+    others), and the others (fillvalue where it holds)."""
+    leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    marks = list(map(predicate, leaves))
+    left = [x if m else fillvalue for x, m in zip(leaves, marks)]
+    right = [fillvalue if m else x for x, m in zip(leaves, marks)]
+    return spec.unflatten(left), spec.unflatten(right)
+
+
+def _transpose_map(func, tree, rests, inner_treespec, is_leaf, none_is_leaf, namespace, firsts):
+    spec, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
+    if spec.num_leaves == 0:
+        raise ValueError(f'The outer structure must have at least one leaf. Got: {spec}.')
+    outputs = [func(*args) for args in zip(*firsts(spec), *flat)]
+    if inner_treespec is None:
+        inner_treespec = tree_structure(outputs[0], is_leaf, none_is_leaf=none_is_leaf,
+                                        namespace=namespace)
+        if inner_treespec.num_leaves == 0:
+            raise ValueError(f'The inner structure must have at least one leaf. '
+                             f'Got: {inner_treespec}.')
+    grouped = [inner_treespec.flatten_up_to(o) for o in outputs]
+    return inner_treespec.unflatten(spec.unflatten(column) for column in zip(*grouped))
+
+
+def tree_transpose_map(func, tree, /, *rests, inner_treespec=None, is_leaf=None,
+                       none_is_leaf=False, namespace=''):
+    """tree_map whose func returns a tree of inner_treespec's (or the first output's)
+    structure, transposed: a tree of that structure whose leaves are trees like tree."""
+    return _transpose_map(func, tree, rests, inner_treespec, is_leaf, none_is_leaf, namespace,
+                          lambda spec: ())
+
+
+def tree_transpose_map_with_path(func, tree, /, *rests, inner_treespec=None, is_leaf=None,
+                                 none_is_leaf=False, namespace=''):
+    """tree_transpose_map whose func also gets each leaf's path first."""
+    return _transpose_map(func, tree, rests, inner_treespec, is_leaf, none_is_leaf, namespace,
+                          lambda spec: (spec.paths(),))
+
+
+def tree_transpose_map_with_accessor(func, tree, /, *rests, inner_treespec=None, is_leaf=None,
+                                     none_is_leaf=False, namespace=''):
+    """tree_transpose_map whose func also gets each leaf's accessor first."""
+    return _transpose_map(func, tree, rests, inner_treespec, is_leaf, none_is_leaf, namespace,
+                          lambda spec: (spec.accessors(),))
+
+
+def broadcast_prefix(prefix_tree, full_tree, /, is_leaf=None, *, none_is_leaf=False,
+                     namespace=''):
+    """The leaves of prefix_tree broadcast over full_tree: one per leaf of full_tree."""
+    from grove import tree_broadcast_prefix
+    broadcast = tree_broadcast_prefix(prefix_tree, full_tree, is_leaf, none_is_leaf=none_is_leaf,
+                                      namespace=namespace)
+    return tree_structure(full_tree, is_leaf, none_is_leaf=none_is_leaf,
+                          namespace=namespace).flatten_up_to(broadcast)
+
+
+def _common(tree, other_tree, is_leaf, none_is_leaf, namespace):
+    """The structure both trees broadcast to, and each broadcast to it."""
+    from grove import _is_prefix
+    a = tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    b = tree_structure(other_tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    from grove import tree_broadcast_prefix
+    if _is_prefix(a, b):
+        return tree_broadcast_prefix(tree, other_tree, is_leaf, none_is_leaf=none_is_leaf,
+                                     namespace=namespace), other_tree
+    if _is_prefix(b, a):
+        return tree, tree_broadcast_prefix(other_tree, tree, is_leaf, none_is_leaf=none_is_leaf,
+                                           namespace=namespace)
+    # neither is a prefix of the other: broadcast node by node
+    one_a = a.one_level() if not a.is_leaf() else None
+    one_b = b.one_level() if not b.is_leaf() else None
+    if one_a is None or one_b is None or one_a != one_b:
+        raise ValueError(f'Tree structures are not compatible for broadcasting: {a} and {b}.')
+    left = one_a.flatten_up_to(tree)
+    right = one_b.flatten_up_to(other_tree)
+    pairs = [_common(x, y, is_leaf, none_is_leaf, namespace) for x, y in zip(left, right)]
+    return one_a.unflatten(p[0] for p in pairs), one_b.unflatten(p[1] for p in pairs)
+
+
+def tree_broadcast_common(tree, other_tree, /, is_leaf=None, *, none_is_leaf=False,
+                          namespace=''):
+    """Both trees broadcast to their common structure (each leaf repeated over the subtree
+    the other tree has at its place)."""
+    return _common(tree, other_tree, is_leaf, none_is_leaf, namespace)
+
+
+def broadcast_common(tree, other_tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """The leaves of tree_broadcast_common's two trees."""
+    x, y = _common(tree, other_tree, is_leaf, none_is_leaf, namespace)
+    spec = tree_structure(x, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+    return spec.flatten_up_to(x), spec.flatten_up_to(y)
+
+
+def _broadcast_all(tree, rests, is_leaf, none_is_leaf, namespace):
+    trees = [tree, *rests]
+    if not rests:
+        return trees
+    common = trees[0]
+    for other in trees[1:]:
+        common, _ = _common(common, other, is_leaf, none_is_leaf, namespace)
+    return [_common(t, common, is_leaf, none_is_leaf, namespace)[0] for t in trees]
+
+
+def tree_broadcast_map(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
+    """tree_map over the trees broadcast to their common structure."""
+    trees = _broadcast_all(tree, rests, is_leaf, none_is_leaf, namespace)
+    return tree_map(func, *trees, is_leaf=is_leaf, none_is_leaf=none_is_leaf,
+                    namespace=namespace)
+
+
+def tree_broadcast_map_with_path(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
+                                 namespace=''):
+    """tree_broadcast_map whose func also gets each leaf's path first."""
+    from grove import tree_map_with_path
+    trees = _broadcast_all(tree, rests, is_leaf, none_is_leaf, namespace)
+    return tree_map_with_path(func, *trees, is_leaf=is_leaf, none_is_leaf=none_is_leaf,
+                              namespace=namespace)
+
+
+def tree_broadcast_map_with_accessor(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
+                                     namespace=''):
+    """tree_broadcast_map whose func also gets each leaf's accessor first."""
+    trees = _broadcast_all(tree, rests, is_leaf, none_is_leaf, namespace)
+    return tree_map_with_accessor(func, *trees, is_leaf=is_leaf, none_is_leaf=none_is_leaf,
+                                  namespace=namespace)
+
+
+def _leaves(tree, is_leaf, none_is_leaf, namespace):
+    from grove._grove import tree_leaves
+    return tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
+
+
+def tree_sum(tree, /, start=0, *, is_leaf=None, none_is_leaf=False, namespace=''):
+    """The leaves added to start, left to right (any type with +, strings too)."""
+    total = start
+    for leaf in _leaves(tree, is_leaf, none_is_leaf, namespace):
+        total = total + leaf
+    return total
+
+
+def tree_max(tree, /, *, default=_MISSING, key=None, is_leaf=None, none_is_leaf=False,
+             namespace=''):
+    """max() of the leaves (default when there are none)."""
+    leaves = _leaves(tree, is_leaf, none_is_leaf, namespace)
+    if default is _MISSING:
+        return max(leaves, key=key)
+    return max(leaves, default=default, key=key)
+
+
+def tree_min(tree, /, *, default=_MISSING, key=None, is_leaf=None, none_is_leaf=False,
+             namespace=''):
+    """min() of the leaves (default when there are none)."""
+    leaves = _leaves(tree, is_leaf, none_is_leaf, namespace)
+    if default is _MISSING:
+        return min(leaves, key=key)
+    return min(leaves, default=default, key=key)
+
+
+def prefix_errors(prefix_tree, full_tree, /, is_leaf=None, *, none_is_leaf=False,
+                  namespace=''):
+    """Where prefix_tree is not a prefix of full_tree: a list of functions, each taking a
+    name and returning the ValueError that describes one place (the first disagreement on
+    each path: the node types, a dict's keys, the number of children, the metadata)."""
+    from grove import PyTreeAccessor, tree_flatten_one_level, tree_is_leaf
+    from grove.utils import total_order_sorted
+    kw = {'none_is_leaf': none_is_leaf, 'namespace': namespace}
+    dicts = (dict, collections.OrderedDict, collections.defaultdict)
+    errors = []
+    stack = [(PyTreeAccessor(), prefix_tree, full_tree)]
+    while stack:
+        where, p, f = stack.pop()
+        if tree_is_leaf(p, is_leaf, **kw):
+            continue
+        pt, ft = type(p), type(f)
+        both_dicts = pt in dicts and ft in dicts
+        head = _Where(where)
+        if pt is not ft and not both_dicts:
+            errors.append(head.error('different types', f'has a subtree of type\n    {pt}\n'
+                                     'but at the same key path the full pytree has a subtree '
+                                     f'of different type\n    {ft}.'))
+            continue
+        pout = tree_flatten_one_level(p, **kw)
+        fkids, fmeta = tree_flatten_one_level(f, **kw)[:2]
+        pkids, pmeta = pout.children, pout.metadata
+        if both_dicts:
+            pkeys = pmeta[1] if pt is collections.defaultdict else pmeta
+            fkeys = fmeta[1] if ft is collections.defaultdict else fmeta
+            if set(pkeys) != set(fkeys):
+                diff = ''
+                missing, extra = set(pkeys) - set(fkeys), set(fkeys) - set(pkeys)
+                if missing:
+                    diff += f'\nmissing key(s):\n    {total_order_sorted(missing)}'
+                if extra:
+                    diff += f'\nextra key(s):\n    {total_order_sorted(extra)}'
+                errors.append(head.error(
+                    'different pytree keys',
+                    f'has a subtree of type\n    {pt}\nwith {len(pkeys)} key(s)\n    {pkeys}\n'
+                    f'but at the same key path the full pytree has a subtree of type\n    {ft}\n'
+                    f'but with {len(fkeys)} key(s)\n    {fkeys}{diff}'))
+                continue
+            fkids = [f[k] for k in pkeys]
+        if len(pkids) != len(fkids):
+            errors.append(head.error(
+                'different numbers of pytree children',
+                f'has a subtree of type\n    {pt}\nwith {len(pkids)} children, but at the same '
+                'key path the full pytree has a subtree of the same type but with '
+                f'{len(fkids)} children.'))
+            continue
+        if not both_dicts and pt is not collections.deque and pmeta != fmeta:
+            prepr, frepr = repr(pmeta), repr(fmeta)
+            diff = textwrap.indent('\n'.join(difflib.ndiff(prepr.splitlines(),
+                                                             frepr.splitlines())), '    ')
+            errors.append(head.error(
+                'different pytree metadata',
+                f'has a subtree of type\n    {pt}\nwith metadata\n    {prepr}\nbut at the same '
+                'key path the full pytree has a subtree of the same type but with metadata\n'
+                f'    {frepr}\nso the diff in the metadata at these pytree nodes is\n{diff}'))
+            continue
+        steps = [pout.path_entry_type(e, pt, pout.kind) for e in pout.entries]
+        stack.extend((where + s, a, b) for s, a, b in reversed(list(zip(steps, pkids, fkids))))
+    return errors
+
+
+class _Where:
+    """A place in the prefix tree, for prefix_errors' messages."""
+
+    def __init__(self, accessor):
+        self.accessor = accessor
+
+    def error(self, what, rest):
+        def make(name):
+            place = self.accessor.codify(name) if self.accessor else f'{name} tree root'
+            return ValueError(f'pytree structure error: {what} at key path\n    {place}\n'
+                              f'At that key path, the prefix pytree {name} {rest}')
+        return make
