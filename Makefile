@@ -123,6 +123,9 @@ test-peers: test-deps $(VENV)/.requirements
 # run under hypothesis's quick profile (the full profile runs on the main one, in test-python).
 test-pythons: $(addprefix test-python-,$(PYTHON_VERSIONS))
 
+# Each venv's stamp is kept (not an intermediate file make would delete after the run).
+.PRECIOUS: .venv-%/.requirements
+
 .venv-%/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt
 	@test -n "$(call python_for,$*)" || { echo "grove: no Python $* here (pyenv install $*," \
 	  "or leave it out: make test-pythons PYTHON_VERSIONS=...)"; exit 1; }
