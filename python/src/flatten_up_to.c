@@ -272,7 +272,8 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
   PyObject *out = PyList_New((Py_ssize_t)nleaves);
   if (!out) return -1;
   upair *stk = NULL;
-  size_t n = 0, cap = 0, li = 0;
+  PyObject **tmp = NULL; /* (borrowed values of one dict, while no code runs) */
+  size_t n = 0, cap = 0, li = 0, ctmp = 0;
   int rc = 0;
   if (bgrow((void **)&stk, &cap, 1, sizeof *stk) < 0) goto fail;
   Py_INCREF(tree);
@@ -310,9 +311,28 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
       PyObject *keys = keys_of(g, gv_meta(nd));
       if (!keys) goto fail_o;
       if (bgrow((void **)&stk, &cap, n + arity, sizeof *stk) < 0) goto fail_o;
-      Py_INCREF(keys);
-      /* the values in traversal order, as the full walk looks them up */
+      if (bgrow((void **)&tmp, &ctmp, arity, sizeof *tmp) < 0) goto fail_o;
       size_t base = n, kind = gv_kind(nd);
+      /* the dict's own keys, in its order, the very objects of the structure's (a tree
+       * rebuilt from a structure, or the structure's own): the values by position, no
+       * hashing, no code run */
+      Py_ssize_t pos = 0;
+      size_t m = 0;
+      PyObject *dk, *dv;
+      while (m < arity && PyDict_Next(o, &pos, &dk, &dv) &&
+             dk == PyTuple_GET_ITEM(keys, (Py_ssize_t)m))
+        tmp[m++] = dv;
+      if (m == arity) {
+        for (size_t r = 0; r < arity; r++) {
+          PyObject *v = tmp[kind == GV_ODICT ? r : gv_order_index(nd, r)];
+          Py_INCREF(v);
+          stk[base + arity - 1 - r] = (upair){gv__trav_child(nd, r), v};
+        }
+        n += arity;
+        break;
+      }
+      Py_INCREF(keys);
+      /* else the values in traversal order, as the full walk looks them up */
       n += arity;
       for (size_t r = 0; r < arity; r++)
         stk[base + arity - 1 - r] = (upair){gv__trav_child(nd, r), NULL};
@@ -363,6 +383,7 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
   }
   if (li != nleaves) goto out;
   PyMem_Free(stk);
+  PyMem_Free(tmp);
   *res = out;
   return 1;
 fail:
@@ -373,6 +394,7 @@ out:
     Py_XDECREF(stk[n].o);
   }
   PyMem_Free(stk);
+  PyMem_Free(tmp);
   Py_DECREF(out);
   return rc;
 }

@@ -319,3 +319,25 @@ def test_errors_name_the_path_and_keep_types():
         grove.tree_map(boom, [1])
     with pytest.raises(KeyError, match='from the user'):
         grove.tree_leaves([1], is_leaf=boom)
+
+
+def test_flatten_up_to_dicts_by_position_or_by_key():
+    """flatten_up_to reads a dict by position when its keys are the structure's own key objects
+    in the structure's order, else by lookup: the same subtrees either way, as optree's."""
+    import collections
+    import optree
+    od = collections.OrderedDict([('b', 1), ('a', [2]), ('c', 3)])
+    moved = collections.OrderedDict(od)
+    moved.move_to_end('b')  # the OrderedDict's order, not its dict's, changes
+    tree = {'y': od, 'x': {'q': 4, 'p': 5}}
+    for mod in (grove, optree):
+        spec = mod.tree_structure(tree)
+        same = spec.flatten_up_to(tree)
+        assert same == [5, 4, 1, 2, 3] and all(a is b for a, b in zip(same, mod.tree_leaves(tree)))
+        rebuilt = spec.unflatten(range(spec.num_leaves))
+        assert spec.flatten_up_to(rebuilt) == [0, 1, 2, 3, 4]
+        reordered = {'x': {'p': 'P', 'q': 'Q'}, 'y': moved}
+        assert spec.flatten_up_to(reordered) == ['P', 'Q', 1, 2, 3]
+        copied = {''.join(['y']): collections.OrderedDict((''.join(k), v) for k, v in od.items()),
+                  'x': {'q': 4, 'p': 5}}
+        assert spec.flatten_up_to(copied) == same
