@@ -41,7 +41,7 @@ _FINDER = Submodules()
 
 
 def optree_module():
-    """A module named optree holding grove's public names and submodules, nothing else."""
+    """A module named optree holding grove's public names and submodules, and _C (c_module)."""
     import grove
     module = types.ModuleType('optree', 'grove under the name optree (grove.install_as_optree)')
     for name in grove.__all__:
@@ -52,6 +52,29 @@ def optree_module():
             setattr(module, name, value)
     module.__all__ = list(grove.__all__)
     module.__version__ = OPTREE_API_VERSION
+    module._C = c_module()
+    return module
+
+
+def c_module():
+    """A module named optree._C holding the few functions of optree's extension module that
+    torch reads (torch._dynamo.polyfills.pytree, imported by torch._dynamo, substitutes them
+    when it traces), each with optree._C's signature, on grove."""
+    import grove
+    module = types.ModuleType('optree._C', "optree._C's functions that torch reads, on grove")
+
+    def flatten(tree, /, leaf_predicate=None, none_is_leaf=False, namespace=''):
+        return grove.tree_flatten(tree, leaf_predicate, none_is_leaf=none_is_leaf,
+                                  namespace=namespace)
+
+    def flatten_with_path(tree, /, leaf_predicate=None, none_is_leaf=False, namespace=''):
+        return grove.tree_flatten_with_path(tree, leaf_predicate, none_is_leaf=none_is_leaf,
+                                            namespace=namespace)
+
+    for fn in (flatten, flatten_with_path):
+        fn.__module__, fn.__qualname__ = module.__name__, fn.__name__
+        setattr(module, fn.__name__, fn)
+    module.is_dict_insertion_ordered = grove._is_dict_insertion_ordered
     return module
 
 
@@ -66,6 +89,7 @@ def install_as_optree():
     module = optree_module()
     module.__grove__ = True
     sys.modules['optree'] = module
+    sys.modules['optree._C'] = module._C
     for name, value in list(sys.modules.items()):
         if name.startswith('grove.') and not name.startswith('grove._'):
             sys.modules.setdefault('optree.' + name[len('grove.'):], value)

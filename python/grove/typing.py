@@ -165,6 +165,14 @@ def structseq_fields(obj):
     return tuple(n if n is not None else PyStructSequence_UnnamedField for n in names)
 
 
+# optree's functions of this family carry their pure-Python implementation as
+# `__python_implementation__` (torch._dynamo reads it at import and traces it in their place);
+# grove's are pure Python, so each one is its own.
+for _fn in (is_namedtuple, is_namedtuple_class, is_namedtuple_instance, namedtuple_fields,
+            is_structseq, is_structseq_class, is_structseq_instance, structseq_fields):
+    _fn.__python_implementation__ = _fn
+del _fn
+
 __all__ = [
     'PyTreeSpec', 'PyTreeDef', 'PyTreeKind', 'PyTree', 'PyTreeTypeVar', 'CustomTreeNode',
     'Children', 'MetaData', 'FlattenFunc', 'UnflattenFunc', 'PyTreeEntry', 'GetItemEntry',

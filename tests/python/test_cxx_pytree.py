@@ -64,10 +64,10 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-def run(install):
+def run(install, script=SCRIPT):
     prefix = 'import grove; grove.install_as_optree()\n' if install else ''
     env = dict(os.environ)
-    p = subprocess.run([sys.executable, '-c', prefix + SCRIPT], capture_output=True, text=True,
+    p = subprocess.run([sys.executable, '-c', prefix + script], capture_output=True, text=True,
                        env=env, timeout=300)
     assert p.returncode == 0, p.stderr
     assert f'optree is grove: {install}' in p.stderr
@@ -79,3 +79,49 @@ def test_cxx_pytree_on_grove_prints_what_it_prints_on_optree():
     on_grove = run(install=True)
     assert on_grove.splitlines() == on_optree.splitlines()
     assert len(on_grove.splitlines()) > 150
+
+
+# torch._dynamo (imported by torch.compile and by torch's own TestCase) imports optree._C and
+# substitutes optree._C.flatten / flatten_with_path / is_dict_insertion_ordered and the
+# `__python_implementation__` of optree's is_namedtuple family: with grove installed as optree,
+# `import torch._dynamo` failed ("No module named 'optree._C'").
+DYNAMO_SCRIPT = textwrap.dedent('''
+    import collections, sys, time
+    import torch
+    import torch.utils._cxx_pytree as cx
+    import torch._dynamo
+    import optree, optree._C
+    print('optree is grove:', getattr(optree, '__grove__', False), file=sys.stderr)
+
+    NT = collections.namedtuple('NT', 'a b')
+    trees = [1, None, [1, {'b': None, 'a': (2, 3)}], NT(1, [2]), time.gmtime(0),
+             collections.OrderedDict(z=1, y=(2, 3))]
+    for ns in ('', 'torch'):
+        print(ns, optree._C.is_dict_insertion_ordered(ns),
+              optree._C.is_dict_insertion_ordered(ns, False))
+        for tree in trees:
+            for none_is_leaf in (False, True):
+                print(optree._C.flatten(tree, None, none_is_leaf, ns))
+                print(optree._C.flatten_with_path(tree, None, none_is_leaf, ns))
+            print(optree._C.flatten(tree, lambda x: isinstance(x, tuple), namespace=ns))
+    for name in ('is_namedtuple', 'is_namedtuple_class', 'is_namedtuple_instance',
+                 'is_structseq', 'is_structseq_class', 'is_structseq_instance'):
+        fn = getattr(optree, name).__python_implementation__
+        print(name, [fn(x) for x in (NT, NT(1, 2), time.struct_time, time.gmtime(0), (1,))])
+    print(optree.namedtuple_fields.__python_implementation__(NT),
+          optree.structseq_fields.__python_implementation__(time.gmtime(0)))
+
+    @torch.compile(backend='eager')
+    def f(x):
+        t = cx.tree_map(lambda v: v * 3, {'b': x, 'a': (x + 1, [x])})
+        return t, cx.tree_leaves(t)
+
+    print(f(torch.ones(2)))
+''')
+
+
+def test_torch_dynamo_on_grove_prints_what_it_prints_on_optree():
+    on_optree = run(install=False, script=DYNAMO_SCRIPT)
+    on_grove = run(install=True, script=DYNAMO_SCRIPT)
+    assert on_grove.splitlines() == on_optree.splitlines()
+    assert len(on_grove.splitlines()) > 60
