@@ -487,8 +487,9 @@ def _spec_paths(spec):
     return out
 
 
-def _compose(outer, inner):
+def _compose(self, inner):
     """outer with every leaf replaced by inner (both of one namespace, or one of none)."""
+    outer = self
     if outer.none_is_leaf != inner.none_is_leaf:
         raise ValueError('PyTreeSpecs must have the same none_is_leaf value.')
     if outer.namespace and inner.namespace and outer.namespace != inner.namespace:
