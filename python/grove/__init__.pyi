@@ -36,11 +36,16 @@ _S = TypeVar('_S')
 _U = TypeVar('_U')
 _C = TypeVar('_C', bound=type)
 
-# A tree whose leaves are _T: _T itself or a container of such trees (a namedtuple is a
-# tuple; an OrderedDict or defaultdict a dict). Registered classes are leaves to the
-# type checker unless the tree is annotated with them.
+# A tree whose leaves are _T: _T itself or a container of such trees, where a child may
+# also be None (a node without children unless none_is_leaf). A namedtuple is a tuple; an
+# OrderedDict or defaultdict a dict. Registered classes are leaves to the type checker
+# unless the tree is annotated with them.
 PyTree: TypeAlias = (
-    _T | tuple['PyTree[_T]', ...] | list['PyTree[_T]'] | dict[Any, 'PyTree[_T]'] | deque['PyTree[_T]']
+    _T
+    | tuple['PyTree[_T] | None', ...]
+    | list['PyTree[_T] | None']
+    | dict[Any, 'PyTree[_T] | None']
+    | deque['PyTree[_T] | None']
 )
 
 FlattenFunc: TypeAlias = Callable[

@@ -330,7 +330,21 @@ def entry(self, index, /):
 
 
 def child(self, index, /):
-    """The structure of the root's child index (negative: from the end)."""
+    """The structure of the root's child number index.
+
+    Args:
+        index: an int; negative counts from the end.
+
+    Returns:
+        A TreeSpec.
+
+    Raises:
+        IndexError: index is out of range.
+
+    Example:
+        >>> grove.tree_structure({'a': 1, 'b': (2, None)}).child(-1)
+        PyTreeSpec((*, None))
+    """
     return _c_child(self, _index(index, self.num_children, 'Child') % max(self.num_children, 1))
 
 
