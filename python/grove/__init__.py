@@ -168,9 +168,35 @@ def _check_namespace(namespace) -> str:
 
 def register_pytree_node(cls, flatten_func, unflatten_func, *, path_entry_type=None,
                          namespace):
-    """Register cls as a node: flatten_func(obj) -> (children, metadata[, entries]),
-    unflatten_func(metadata, children) -> obj. namespace is required (a non-empty
-    str, or GLOBAL_NAMESPACE)."""
+    """Register the class cls as a node type in namespace.
+
+    Args:
+        cls: the class.
+        flatten_func: flatten_func(obj) -> (children, metadata) or (children, metadata,
+            entries); metadata is hashable and compared when structures are.
+        unflatten_func: unflatten_func(metadata, children) -> a new obj.
+        path_entry_type: the PyTreeEntry subclass of its children's path entries.
+        namespace: a non-empty str, or GLOBAL_NAMESPACE; required.
+
+    Returns:
+        cls.
+
+    Raises:
+        TypeError: cls is not a class, namespace not a str, or path_entry_type not an entry.
+        ValueError: cls is a built-in node type, or registered in namespace already.
+
+    Example:
+        >>> class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        >>> _ = grove.register_pytree_node(
+        ...     Pair, lambda p: ((p.a, p.b), None), lambda m, c: Pair(*c), namespace='ex')
+        >>> grove.tree_leaves(Pair(1, (2, 3)), namespace='ex')
+        [1, 2, 3]
+        >>> len(grove.tree_leaves(Pair(1, 2)))  # in the global namespace, a leaf
+        1
+        >>> _ = grove.unregister_pytree_node(Pair, namespace='ex')
+    """
     if not isinstance(cls, type):
         raise TypeError(f'Expected a class, got {cls!r}.')
     ns = _check_namespace(namespace)
@@ -194,8 +220,36 @@ def register_pytree_node(cls, flatten_func, unflatten_func, *, path_entry_type=N
 
 
 def register_pytree_node_class(cls=None, *, path_entry_type=None, namespace=None):
-    """Class decorator: register a class with tree_flatten/tree_unflatten
-    (or __tree_flatten__/__tree_unflatten__) methods."""
+    """Class decorator: register a class through its own methods, tree_flatten() and the
+    classmethod tree_unflatten(metadata, children) (or __tree_flatten__ and
+    __tree_unflatten__).
+
+    Args:
+        cls: the class; or the namespace (then it returns the decorator).
+        path_entry_type: the PyTreeEntry subclass of its children's path entries.
+        namespace: a non-empty str, or GLOBAL_NAMESPACE; required.
+
+    Returns:
+        cls, or a decorator when cls is not given.
+
+    Raises:
+        ValueError: no namespace, or cls registered in it already.
+        TypeError: cls is not a class.
+
+    Example:
+        >>> @grove.register_pytree_node_class(namespace='ex')
+        ... class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        ...     def tree_flatten(self):
+        ...         return (self.a, self.b), None
+        ...     @classmethod
+        ...     def tree_unflatten(cls, metadata, children):
+        ...         return cls(*children)
+        >>> grove.tree_map(lambda x: x * 10, Pair(1, 2), namespace='ex').b
+        20
+        >>> _ = grove.unregister_pytree_node(Pair, namespace='ex')
+    """
     if cls is None or isinstance(cls, (str, _GlobalNamespace)):
         if cls is not None:
             if namespace is not None:
@@ -250,7 +304,23 @@ def unregister_pytree_node(cls, *, namespace):
 
 
 def tree_is_leaf(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """Whether tree is a leaf (flattens to itself)."""
+    """Whether tree is a leaf: it flattens to itself.
+
+    Args:
+        tree: any object.
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> grove.tree_is_leaf(1), grove.tree_is_leaf([1]), grove.tree_is_leaf(None)
+        (True, False, False)
+        >>> grove.tree_is_leaf(None, none_is_leaf=True)
+        True
+    """
     return _grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace) == _LEAF
 
 
@@ -336,7 +406,24 @@ def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=
 
 
 def tree_paths(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """The path of every leaf, in leaf order."""
+    """The path of every leaf, in leaf order (tree_flatten_with_path's first result).
+
+    Args:
+        tree: the pytree.
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        A list of tuples of entries.
+
+    Raises:
+        ValueError: the output would be over grove.set_output_limit's bound.
+
+    Example:
+        >>> grove.tree_paths({'a': [1, 2], 'b': None})
+        [('a', 0), ('a', 1)]
+    """
     return tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace).paths()
 
 
@@ -368,7 +455,29 @@ def tree_map_with_path(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, 
 
 
 def tree_reduce(func, tree, initial=_MISSING, *, is_leaf=None, none_is_leaf=False, namespace=''):
-    """functools.reduce over the leaves."""
+    """functools.reduce of func over the leaves, left to right.
+
+    Args:
+        func: func(accumulated, leaf) -> the new accumulated value.
+        tree: the pytree.
+        initial: the first accumulated value (default: the first leaf).
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        The last accumulated value.
+
+    Raises:
+        TypeError: the tree has no leaves and no initial is given.
+
+    Example:
+        >>> import operator
+        >>> grove.tree_reduce(operator.add, [1, (2, 3)])
+        6
+        >>> grove.tree_reduce(operator.add, [1, (2, 3)], 10)
+        16
+    """
     leaves = tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     if initial is _MISSING:
         return _functools.reduce(func, leaves)

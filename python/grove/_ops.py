@@ -216,7 +216,20 @@ def _leaves(tree, is_leaf, none_is_leaf, namespace):
 
 
 def tree_sum(tree, /, start=0, *, is_leaf=None, none_is_leaf=False, namespace=''):
-    """The leaves added to start, left to right (any type with +, strings too)."""
+    """The leaves added to start, left to right (any type with +, strings too).
+
+    Args:
+        tree: the pytree.
+        start: the value the leaves are added to.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        start + leaf_0 + leaf_1 + ...
+
+    Example:
+        >>> grove.tree_sum([1, (2, 3)]), grove.tree_sum(['a', ('b',)], start='')
+        (6, 'ab')
+    """
     total = start
     for leaf in _leaves(tree, is_leaf, none_is_leaf, namespace):
         total = total + leaf
@@ -225,7 +238,24 @@ def tree_sum(tree, /, start=0, *, is_leaf=None, none_is_leaf=False, namespace=''
 
 def tree_max(tree, /, *, default=_MISSING, key=None, is_leaf=None, none_is_leaf=False,
              namespace=''):
-    """max() of the leaves (default when there are none)."""
+    """max() of the leaves.
+
+    Args:
+        tree: the pytree.
+        default: the result when there are no leaves.
+        key: as max()'s.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        The largest leaf.
+
+    Raises:
+        ValueError: there are no leaves and no default.
+
+    Example:
+        >>> grove.tree_max([1, (5, 3)]), grove.tree_max([], default=0)
+        (5, 0)
+    """
     leaves = _leaves(tree, is_leaf, none_is_leaf, namespace)
     if default is _MISSING:
         return max(leaves, key=key)
@@ -234,7 +264,24 @@ def tree_max(tree, /, *, default=_MISSING, key=None, is_leaf=None, none_is_leaf=
 
 def tree_min(tree, /, *, default=_MISSING, key=None, is_leaf=None, none_is_leaf=False,
              namespace=''):
-    """min() of the leaves (default when there are none)."""
+    """min() of the leaves.
+
+    Args:
+        tree: the pytree.
+        default: the result when there are no leaves.
+        key: as min()'s.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        The smallest leaf.
+
+    Raises:
+        ValueError: there are no leaves and no default.
+
+    Example:
+        >>> grove.tree_min([1, (5, 3)])
+        1
+    """
     leaves = _leaves(tree, is_leaf, none_is_leaf, namespace)
     if default is _MISSING:
         return min(leaves, key=key)
