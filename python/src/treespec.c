@@ -542,6 +542,17 @@ static PyMethodDef spec_methods[] = {
     {"__len__", spec_len, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
+PyDoc_STRVAR(doc_spec_type,
+             "The structure of a pytree, interned: equal structures are one node, so == and\n"
+             "hash() take O(1). Made by grove.tree_structure / tree_flatten and the treespec_*\n"
+             "functions, never directly.\n\n"
+             "Example:\n"
+             "    >>> spec = grove.tree_structure({'a': 1, 'b': (2, None)})\n"
+             "    >>> spec.num_leaves, spec.num_nodes, spec.num_children\n"
+             "    (2, 5, 2)\n"
+             "    >>> spec == grove.tree_structure({'b': ('x', None), 'a': 'y'})\n"
+             "    True\n");
+
 static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
                                    {Py_tp_repr, (void *)spec_repr},
                                    {Py_tp_richcompare, (void *)spec_richcompare},
@@ -549,7 +560,7 @@ static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
                                    {Py_tp_getset, (void *)spec_getset},
                                    {Py_tp_methods, (void *)spec_methods},
                                    {Py_sq_length, (void *)spec_sq_len},
-                                   {Py_tp_doc, (void *)"The structure of a pytree (interned)."},
+                                   {Py_tp_doc, (void *)doc_spec_type},
                                    {0, NULL}};
 
 PyType_Spec spec_type_spec = {
