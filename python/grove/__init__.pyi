@@ -9,7 +9,7 @@ import builtins
 from collections import deque
 from contextlib import AbstractContextManager
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, Final, NamedTuple, Protocol, SupportsIndex, TypeVar, overload
+from typing import Any, Final, Generic, NamedTuple, Protocol, SupportsIndex, TypeVar, overload
 
 from typing_extensions import Self, TypeAlias
 
@@ -182,7 +182,13 @@ def all_leaves(
 ) -> bool: ...
 def tree_flatten_one_level(
     tree: PyTree[_T], /, is_leaf: _IsLeaf = None, *, none_is_leaf: bool = False, namespace: str = ''
-) -> tuple[list[PyTree[_T]], Any, tuple[Any, ...], Callable[[Any, list[Any]], PyTree[_T]]]: ...
+) -> FlattenOneLevelOutputEx[_T]: ...
+
+class FlattenOneLevelOutputEx(NamedTuple, Generic[_T]):
+    children: list[PyTree[_T]]
+    metadata: Any
+    entries: tuple[Any, ...]
+    unflatten_func: Callable[[Any, list[Any]], PyTree[_T]]
 
 # ---- map ----
 

@@ -80,6 +80,10 @@ def main() -> None:
     assert grove.tree_sum(ints) == 10
     assert grove.tree_max(ints) == 4
 
+    one = grove.tree_flatten_one_level(ints)
+    assert_type(one.children, list[PyTree[int]])
+    assert one.children[0] == 1 and one.entries == (0, 1, 2)
+
     od: PyTree[int] = OrderedDict(b=1, a=2)
     assert grove.tree_leaves(od) == [1, 2]
 
