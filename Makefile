@@ -39,7 +39,7 @@ BENCH_PY     := $(BENCH_VENV)/bin/python
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
         test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel \
         build-asan-python test-asan-python fuzz-python test-peers \
-        test-optree-suite test-typing
+        test-optree-suite test-keras-suite test-typing
 
 all: build
 
@@ -99,6 +99,7 @@ test-python: test-deps $(VENV)/.requirements
 	$(VENV_PY) tests/check_layers.py python python/src build-py/CMakeFiles/_grove.dir/python/src
 	PYTHONPATH=$(abspath build-py/python) $(VENV_PY) -m pytest tests/python -q $(PYTEST_ARGS)
 	$(MAKE) test-optree-suite
+	$(MAKE) test-keras-suite
 	$(MAKE) test-typing
 
 # mypy --strict and pyright (strict) over tests/typing/user.py (no error) and mistakes.py
@@ -129,6 +130,14 @@ test-optree-suite: test-deps $(VENV)/.requirements
 	cmake --build build-py -j $(JOBS)
 	$(PEERS_RUN) --share $(PEERS_SHARE)
 
+# keras 3.15.1's own keras/src/tree/tree_test.py with grove in place of the implementation module
+# it imports (tests/keras_suite/run.py; the sdist is fetched at test time into build-peers/)
+KERAS_SUITE_RUN = $(VENV_PY) tests/keras_suite/run.py --grove build-py/python --work build-peers
+
+test-keras-suite: test-deps $(VENV)/.requirements
+	cmake --build build-py -j $(JOBS)
+	$(KERAS_SUITE_RUN) --backend numpy
+
 test-peers: test-deps $(VENV)/.requirements
 	cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
 	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
@@ -139,6 +148,9 @@ test-peers: test-deps $(VENV)/.requirements
 # Every other CPython of PYTHON_VERSIONS: built (warnings as errors in CI) and the whole suite
 # run under hypothesis's quick profile (the full profile runs on the main one, in test-python).
 test-pythons: $(addprefix test-python-,$(PYTHON_VERSIONS))
+
+# Each venv's stamp is kept (not an intermediate file make would delete after the run).
+.PRECIOUS: .venv-%/.requirements
 
 .venv-%/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt
 	@test -n "$(call python_for,$*)" || { echo "grove: no Python $* here (pyenv install $*," \

@@ -83,7 +83,7 @@ int flat_opts(gstate *st, PyObject *is_leaf, PyObject *nil, PyObject *ns, flat_a
         PyErr_Format(PyExc_TypeError, "The namespace must be a string, got %R.", ns);
         return -1;
       }
-      if (!(fa->own = _PyUnicode_Copy(ns))) return -1;
+      if (!(fa->own = PyUnicode_Substring(ns, 0, PyUnicode_GET_LENGTH(ns)))) return -1;
       ns = fa->own;
     }
     fa->ns = ns;

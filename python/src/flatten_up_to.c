@@ -247,6 +247,136 @@ static PyObject *match_children(gstate *st, SpecObject *s, const gv_node *n, PyO
   }
 }
 
+/* ---------------------------------------------------------------------------
+ * The fast pass: no frames, no copies. A stack of (structure node, object)
+ * pairs, each object a strong reference; a node's children are pushed in
+ * reverse traversal order, so leaves come off in order, straight into a list
+ * of the structure's leaf count. It takes every node kind but custom ones
+ * and runs no code of the tree's but dict keys' __eq__ (as the full walk
+ * does, in the same order). On a custom node or a mismatch it gives up (0)
+ * with nothing run that the full walk would not run again the same way; the
+ * full walk then builds the result or the error with its path.
+ * ------------------------------------------------------------------------- */
+
+typedef struct upair {
+  const gv_node *n;
+  PyObject *o; /* owned */
+} upair;
+
+/* 1 done (*res the list), 0 given up, -1 an exception (from a key's __eq__
+ * or memory). */
+static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
+  GenObject *g = s->gen;
+  uint64_t nleaves = gv_num_leaves(s->node);
+  if (nleaves > (uint64_t)PY_SSIZE_T_MAX) return 0;
+  PyObject *out = PyList_New((Py_ssize_t)nleaves);
+  if (!out) return -1;
+  upair *stk = NULL;
+  size_t n = 0, cap = 0, li = 0;
+  int rc = 0;
+  if (bgrow((void **)&stk, &cap, 1, sizeof *stk) < 0) goto fail;
+  Py_INCREF(tree);
+  stk[n++] = (upair){s->node, tree};
+  while (n) {
+    upair it = stk[--n];
+    const gv_node *nd = it.n;
+    PyObject *o = it.o;
+    size_t arity = gv_arity(nd);
+    PyTypeObject *tp = Py_TYPE(o);
+    switch (gv_kind(nd)) {
+    case GV_STAR:
+      if (li >= nleaves) goto give_up_o;
+      PyList_SET_ITEM(out, (Py_ssize_t)li++, o); /* (the reference moves to out) */
+      continue;
+    case GV_LIST:
+    case GV_TUPLE: {
+      if (tp != (gv_kind(nd) == GV_LIST ? &PyList_Type : &PyTuple_Type)) goto give_up_o;
+      if (bgrow((void **)&stk, &cap, n + arity, sizeof *stk) < 0) goto fail_o;
+      /* (no code runs from here to the pushes: the size read is the size used) */
+      if ((size_t)Py_SIZE(o) != arity) goto give_up_o;
+      PyObject **items =
+          tp == &PyList_Type ? ((PyListObject *)o)->ob_item : ((PyTupleObject *)o)->ob_item;
+      for (size_t r = arity; r-- > 0;) {
+        Py_INCREF(items[r]);
+        stk[n++] = (upair){gv__trav_child(nd, r), items[r]};
+      }
+      break;
+    }
+    case GV_DICT:
+    case GV_ODICT:
+    case GV_DDICT: {
+      if (tp != &PyDict_Type && tp != st->odict_t && tp != st->ddict_t) goto give_up_o;
+      if ((size_t)PyDict_GET_SIZE(o) != arity) goto give_up_o;
+      PyObject *keys = keys_of(g, gv_meta(nd));
+      if (!keys) goto fail_o;
+      if (bgrow((void **)&stk, &cap, n + arity, sizeof *stk) < 0) goto fail_o;
+      Py_INCREF(keys);
+      /* the values in traversal order, as the full walk looks them up */
+      size_t base = n, kind = gv_kind(nd);
+      n += arity;
+      for (size_t r = 0; r < arity; r++)
+        stk[base + arity - 1 - r] = (upair){gv__trav_child(nd, r), NULL};
+      for (size_t r = 0; r < arity; r++) {
+        size_t ix = kind == GV_ODICT ? r : gv_order_index(nd, r);
+        PyObject *v = PyDict_GetItemWithError(o, PyTuple_GET_ITEM(keys, (Py_ssize_t)ix));
+        if (!v) {
+          Py_DECREF(keys);
+          if (PyErr_Occurred()) goto fail_o;
+          goto give_up_o;
+        }
+        Py_INCREF(v);
+        stk[base + arity - 1 - r].o = v;
+      }
+      Py_DECREF(keys);
+      break;
+    }
+    case GV_CUSTOM: {
+      PyObject *cls = NULL, *reg = NULL;
+      int k = custom_info(st, g, nd, s->ns, s->regs, &cls, &reg);
+      if (k < 0) goto fail_o;
+      if (k == K_NONE) {
+        if (o != Py_None) goto give_up_o;
+        break;
+      }
+      if ((k != K_NT && k != K_SS) || (PyObject *)tp != cls) goto give_up_o;
+      if (bgrow((void **)&stk, &cap, n + arity, sizeof *stk) < 0) goto fail_o;
+      if ((size_t)PyTuple_GET_SIZE(o) != arity) goto give_up_o;
+      for (size_t r = arity; r-- > 0;) {
+        PyObject *x = PyTuple_GET_ITEM(o, (Py_ssize_t)r);
+        Py_INCREF(x);
+        stk[n++] = (upair){gv__trav_child(nd, r), x};
+      }
+      break;
+    }
+    default: /* deques and anything else: the full walk */
+      goto give_up_o;
+    }
+    Py_DECREF(o);
+    continue;
+  give_up_o:
+    Py_DECREF(o);
+    rc = 0;
+    goto out;
+  fail_o:
+    Py_DECREF(o);
+    goto fail;
+  }
+  if (li != nleaves) goto out;
+  PyMem_Free(stk);
+  *res = out;
+  return 1;
+fail:
+  rc = -1;
+out:
+  while (n) {
+    n--;
+    Py_XDECREF(stk[n].o);
+  }
+  PyMem_Free(stk);
+  Py_DECREF(out);
+  return rc;
+}
+
 /* The subtrees of tree at the leaves of node, into a new list. */
 static PyObject *up_to_node(gstate *st, SpecObject *s, PyObject *tree) {
   const gv_node *node = s->node;
@@ -305,7 +435,10 @@ fail:
 
 PyObject *do_flatten_up_to(gstate *st, SpecObject *s, PyObject *tree) {
   Py_INCREF(s); /* (its generation and registrations, whatever the code run drops) */
-  PyObject *r = up_to_node(st, s, tree);
+  PyObject *r = NULL;
+  /* (a structure flatten made with registered classes in it goes straight to the full walk) */
+  int fast = s->regs ? 0 : up_fast(st, s, tree, &r);
+  if (fast == 0) r = up_to_node(st, s, tree);
   Py_DECREF(s);
   return r;
 }

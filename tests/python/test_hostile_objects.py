@@ -413,6 +413,55 @@ def test_w4_a_spec_keeps_its_registration():
         mod.unregister_pytree_node(P, namespace='w4')
 
 
+def test_flatten_up_to_keys_that_run_code():
+    # flatten_up_to's fast pass (no frames, no copies) holds what it has read while a key's
+    # __eq__ empties a list it is about to walk or raises; on success each key is compared
+    # once; a mismatch found after such code has the same exception type as optree's
+    out = run_child('''
+        import grove, optree
+
+        class K:
+            calls = 0
+            def __init__(self, v, action=None):
+                self.v, self.action = v, action
+            def __hash__(self):
+                return hash(self.v)
+            def __eq__(self, other):
+                K.calls += 1
+                if self.action:
+                    self.action()
+                return isinstance(other, K) and other.v == self.v
+
+        def outcome(f):
+            try:
+                return 'ok', f()
+            except Exception as e:
+                return 'raised', type(e)
+
+        def run(mod, action):
+            inner = [1, [2, 3]]
+            def act():
+                if action == 'clear':
+                    inner.clear()
+                elif action == 'raise':
+                    raise KeyError('from __eq__')
+            spec = mod.tree_structure([{K(1): [0, [0, 0]], K(2): (0,)}, [[0]]])
+            other = [{K(1, act): inner, K(2): (5,)}, [[6]]]
+            K.calls = 0
+            return outcome(lambda: spec.flatten_up_to(other)), K.calls
+
+        for action in ('none', 'clear', 'raise'):
+            (rg, cg), (ro, co) = run(grove, action), run(optree, action)
+            assert rg[0] == ro[0], (action, rg, ro)
+            if rg[0] == 'ok':
+                assert rg[1] == ro[1] == [1, 2, 3, 5, 6] and cg == 2, cg  # one per key
+            else:
+                assert rg[1] is ro[1], (action, rg, ro)
+            print(action, rg[0])
+    ''')
+    assert out.split() == ['none', 'ok', 'clear', 'raised', 'raise', 'raised']
+
+
 def test_w5_builtin_leaf_classes_can_be_registered():
     import grove
     import optree

@@ -125,3 +125,27 @@ def test_install_as_optree():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == optree.__version__
+
+
+def test_str_subclass_namespace_is_its_value():
+    """A namespace given as a str subclass means its plain value, as in optree (which reads it as a
+    C++ string); grove copies it to an exact str, so the subclass's __hash__ and __eq__ never run."""
+    class Ns(str):
+        def __hash__(self):
+            raise AssertionError('__hash__ of the namespace ran')
+
+        def __eq__(self, other):
+            raise AssertionError('__eq__ of the namespace ran')
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+    for m in (grove, optree):
+        m.register_pytree_node(Box, lambda b: ((b.v,), None), lambda _, c: Box(c[0]),
+                               namespace='str-subclass-ns')
+        tree = [Box(1), {'a': Box((2, 3))}]
+        leaves, spec = m.tree_flatten(tree, namespace=Ns('str-subclass-ns'))
+        assert leaves == [1, 2, 3] and spec.namespace == 'str-subclass-ns'
+        assert type(spec.namespace) is str
+        assert m.tree_leaves(tree, namespace=Ns('other')) == [tree[0], tree[1]['a']]
