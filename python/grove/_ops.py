@@ -29,20 +29,65 @@ def _flat(tree, rests, is_leaf, none_is_leaf, namespace):
 
 
 def tree_flatten_with_accessor(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """(accessors, leaves, treespec): every leaf with the accessor that fetches it."""
+    """Flatten a pytree into the accessors of its leaves, its leaves and its structure.
+
+    Args:
+        tree: the pytree.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        (accessors, leaves, treespec): a PyTreeAccessor per leaf (calling it on the tree
+        fetches the leaf), the leaves and the TreeSpec.
+
+    Example:
+        >>> accessors, leaves, spec = grove.tree_flatten_with_accessor({'a': [1]})
+        >>> accessors[0].codify('t'), leaves
+        ("t['a'][0]", [1])
+    """
     leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     return spec.accessors(), leaves, spec
 
 
 def tree_accessors(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """The accessor of every leaf, in leaf order."""
+    """The accessor of every leaf, in leaf order.
+
+    Args:
+        tree: the pytree.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A list of PyTreeAccessor.
+
+    Example:
+        >>> [a.codify('t') for a in grove.tree_accessors({'a': [1, 2]})]
+        ["t['a'][0]", "t['a'][1]"]
+    """
     return tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf,
                           namespace=namespace).accessors()
 
 
 def tree_map_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
-    """Call func on the leaves (and those of rests at the same places) for its side effects;
-    returns tree itself."""
+    """Call func on the leaves (and those of rests at the same places) for its side effects.
+
+    Args:
+        func: called as func(leaf, *subtrees_of_rests); its results are dropped.
+        tree: the pytree.
+        *rests: more pytrees with tree's structure (or one it is a prefix of).
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        tree itself.
+
+    Raises:
+        ValueError: a tree in rests does not match tree's structure.
+
+    Example:
+        >>> seen = []
+        >>> grove.tree_map_(seen.append, [3, (4,)])
+        [3, (4,)]
+        >>> seen
+        [3, 4]
+    """
     _, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
     for _ in map(func, *flat):
         pass
@@ -59,7 +104,21 @@ def tree_map_with_path_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
 
 def tree_map_with_accessor(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
                            namespace=''):
-    """tree_map whose func also gets each leaf's accessor first."""
+    """tree_map whose func also gets each leaf's accessor first: func(accessor, leaf, ...).
+
+    Args:
+        func: called as func(accessor, leaf, *subtrees_of_rests).
+        tree: the pytree whose structure the result has.
+        *rests: more pytrees with tree's structure (or one it is a prefix of).
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A new tree of tree's structure holding func's results.
+
+    Example:
+        >>> grove.tree_map_with_accessor(lambda a, x: a.codify('t'), {'a': [1]})
+        {'a': ["t['a'][0]"]}
+    """
     spec, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
     return spec.unflatten(map(func, spec.accessors(), *flat))
 
@@ -74,7 +133,20 @@ def tree_map_with_accessor_(func, tree, /, *rests, is_leaf=None, none_is_leaf=Fa
 
 
 def tree_replace_nones(sentinel, tree, /, namespace=''):
-    """tree with every None replaced by sentinel."""
+    """tree with every None in it replaced by sentinel.
+
+    Args:
+        sentinel: what replaces each None.
+        tree: the pytree.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        A new tree.
+
+    Example:
+        >>> grove.tree_replace_nones(0, {'a': None, 'b': (1, None)})
+        {'a': 0, 'b': (1, 0)}
+    """
     if tree is None:
         return sentinel
     return tree_map(lambda x: sentinel if x is None else x, tree, none_is_leaf=True,
@@ -83,8 +155,21 @@ def tree_replace_nones(sentinel, tree, /, namespace=''):
 
 def tree_partition(predicate, tree, /, is_leaf=None, *, fillvalue=None, none_is_leaf=False,
                    namespace=''):
-    """Two trees of tree's structure: the leaves for which predicate holds (fillvalue at the
-    others), and the others (fillvalue where it holds)."""
+    """Split tree's leaves by predicate into two trees of tree's structure.
+
+    Args:
+        predicate: called on each leaf.
+        tree: the pytree.
+        fillvalue: what stands in the place of a leaf that went to the other tree.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        (the leaves for which predicate is true, the others), each with fillvalue elsewhere.
+
+    Example:
+        >>> grove.tree_partition(lambda x: x > 1, [1, (2, 3)], fillvalue=0)
+        ([0, (2, 3)], [1, (0, 0)])
+    """
     leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     marks = list(map(predicate, leaves))
     left = [x if m else fillvalue for x, m in zip(leaves, marks)]
@@ -131,7 +216,23 @@ def tree_transpose_map_with_accessor(func, tree, /, *rests, inner_treespec=None,
 
 def broadcast_prefix(prefix_tree, full_tree, /, is_leaf=None, *, none_is_leaf=False,
                      namespace=''):
-    """The leaves of prefix_tree broadcast over full_tree: one per leaf of full_tree."""
+    """The leaves of prefix_tree broadcast over full_tree: one per leaf of full_tree.
+
+    Args:
+        prefix_tree: a pytree whose structure is a prefix of full_tree's.
+        full_tree: the pytree.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A list: each leaf of prefix_tree repeated once per leaf of full_tree under it.
+
+    Raises:
+        ValueError: prefix_tree is not a prefix of full_tree.
+
+    Example:
+        >>> grove.broadcast_prefix([1, 2], [[0, 0], (0,)])
+        [1, 1, 2]
+    """
     from grove import tree_broadcast_prefix
     broadcast = tree_broadcast_prefix(prefix_tree, full_tree, is_leaf, none_is_leaf=none_is_leaf,
                                       namespace=namespace)
@@ -165,7 +266,23 @@ def _common(tree, other_tree, is_leaf, none_is_leaf, namespace):
 def tree_broadcast_common(tree, other_tree, /, is_leaf=None, *, none_is_leaf=False,
                           namespace=''):
     """Both trees broadcast to their common structure (each leaf repeated over the subtree
-    the other tree has at its place)."""
+    the other tree has at its place).
+
+    Args:
+        tree: a pytree.
+        other_tree: another, such that at each place one of them is a prefix of the other.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        (tree, other_tree), both of the common structure.
+
+    Raises:
+        ValueError: the trees have no common structure.
+
+    Example:
+        >>> grove.tree_broadcast_common([1, [2, 3]], [[4, 5], 6])
+        ([[1, 1], [2, 3]], [[4, 5], [6, 6]])
+    """
     return _common(tree, other_tree, is_leaf, none_is_leaf, namespace)
 
 
@@ -187,7 +304,24 @@ def _broadcast_all(tree, rests, is_leaf, none_is_leaf, namespace):
 
 
 def tree_broadcast_map(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
-    """tree_map over the trees broadcast to their common structure."""
+    """tree_map over the trees broadcast to their common structure.
+
+    Args:
+        func: called with one leaf of each broadcast tree.
+        tree: a pytree.
+        *rests: more pytrees, broadcast with tree.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A tree of the common structure holding func's results.
+
+    Raises:
+        ValueError: the trees have no common structure.
+
+    Example:
+        >>> grove.tree_broadcast_map(lambda x, y: x + y, [1, [2, 3]], [[4, 5], 6])
+        [[5, 6], [8, 9]]
+    """
     trees = _broadcast_all(tree, rests, is_leaf, none_is_leaf, namespace)
     return tree_map(func, *trees, is_leaf=is_leaf, none_is_leaf=none_is_leaf,
                     namespace=namespace)

@@ -117,11 +117,9 @@ def test_main_functions_have_full_docstrings(name, obj):
 # Example:): the list is checked both ways, so that a name leaves it when its docstring is
 # written and a new public function without one is added to it on purpose.
 LACKING = set('''
-tree_flatten_with_accessor tree_iter tree_accessors all_leaves tree_map_ tree_map_with_path_
-tree_map_with_accessor tree_map_with_accessor_ tree_replace_nones tree_partition
-tree_transpose_map tree_transpose_map_with_path tree_transpose_map_with_accessor
-tree_broadcast_prefix broadcast_prefix tree_broadcast_common broadcast_common
-tree_broadcast_map tree_broadcast_map_with_path tree_broadcast_map_with_accessor
+tree_iter all_leaves tree_map_with_path_ tree_map_with_accessor_ tree_transpose_map
+tree_transpose_map_with_path tree_transpose_map_with_accessor tree_broadcast_prefix
+broadcast_common tree_broadcast_map_with_path tree_broadcast_map_with_accessor
 tree_flatten_one_level prefix_errors treespec_paths treespec_accessors treespec_entries
 treespec_entry treespec_children treespec_child treespec_one_level treespec_transform
 treespec_is_leaf treespec_is_strict_leaf treespec_is_one_level treespec_is_prefix
