@@ -50,7 +50,8 @@ PyTree: TypeAlias = (
 
 FlattenFunc: TypeAlias = Callable[
     [Any],
-    tuple[Iterable[Any], Hashable | None] | tuple[Iterable[Any], Hashable | None, Iterable[Any] | None],
+    tuple[Iterable[Any], Hashable | None]
+    | tuple[Iterable[Any], Hashable | None, Iterable[Any] | None],
 ]
 UnflattenFunc: TypeAlias = Callable[[Any, Iterable[Any]], Any]
 
@@ -246,7 +247,9 @@ def tree_map_with_accessor_(
     none_is_leaf: bool = False,
     namespace: str = '',
 ) -> PyTree[_T]: ...
-def tree_replace_nones(sentinel: _S, tree: PyTree[_T] | None, /, namespace: str = '') -> PyTree[_T | _S]: ...
+def tree_replace_nones(
+    sentinel: _S, tree: PyTree[_T] | None, /, namespace: str = ''
+) -> PyTree[_T | _S]: ...
 def tree_partition(
     predicate: Callable[[_T], bool],
     tree: PyTree[_T],

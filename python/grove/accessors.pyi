@@ -80,7 +80,9 @@ class DataclassEntry(GetAttrEntry):
     def field(self) -> str: ...
 
 class AutoEntry(PyTreeEntry):
-    def __new__(cls, entry: Any, type: builtins.type, kind: PyTreeKind) -> PyTreeEntry: ...  # type: ignore[misc]
+    def __new__(  # type: ignore[misc]
+        cls, entry: Any, type: builtins.type, kind: PyTreeKind
+    ) -> PyTreeEntry: ...
 
 class PyTreeAccessor(tuple[PyTreeEntry, ...]):
     def __new__(cls, path: Iterable[PyTreeEntry] = ()) -> Self: ...
