@@ -95,7 +95,25 @@ def tree_map_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace
 
 
 def tree_map_with_path_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
-    """tree_map_ whose func also gets each leaf's path first; returns tree."""
+    """tree_map_ whose func also gets each leaf's path first: func(path, leaf, ...), for its
+    side effects.
+
+    Args:
+        func: called as func(path, leaf, *subtrees_of_rests); its results are dropped.
+        tree: the pytree.
+        *rests: more pytrees with tree's structure (or one it is a prefix of).
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        tree itself.
+
+    Example:
+        >>> seen = []
+        >>> grove.tree_map_with_path_(lambda p, x: seen.append(p), {'a': 1, 'b': [2]})
+        {'a': 1, 'b': [2]}
+        >>> seen
+        [('a',), ('b', 0)]
+    """
     spec, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
     for _ in map(func, spec.paths(), *flat):
         pass
@@ -125,7 +143,24 @@ def tree_map_with_accessor(func, tree, /, *rests, is_leaf=None, none_is_leaf=Fal
 
 def tree_map_with_accessor_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
                             namespace=''):
-    """tree_map_ whose func also gets each leaf's accessor first; returns tree."""
+    """tree_map_ whose func also gets each leaf's accessor first: func(accessor, leaf, ...),
+    for its side effects.
+
+    Args:
+        func: called as func(accessor, leaf, *subtrees_of_rests); its results are dropped.
+        tree: the pytree.
+        *rests: more pytrees with tree's structure (or one it is a prefix of).
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        tree itself.
+
+    Example:
+        >>> seen = []
+        >>> _ = grove.tree_map_with_accessor_(lambda a, x: seen.append(a.codify('t')), [1, [2]])
+        >>> seen
+        ['t[0]', 't[1][0]']
+    """
     spec, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
     for _ in map(func, spec.accessors(), *flat):
         pass
@@ -195,21 +230,70 @@ def _transpose_map(func, tree, rests, inner_treespec, is_leaf, none_is_leaf, nam
 def tree_transpose_map(func, tree, /, *rests, inner_treespec=None, is_leaf=None,
                        none_is_leaf=False, namespace=''):
     """tree_map whose func returns a tree of inner_treespec's (or the first output's)
-    structure, transposed: a tree of that structure whose leaves are trees like tree."""
+    structure, transposed: a tree of that structure whose leaves are trees like tree.
+
+    Args:
+        func: called as func(leaf, *subtrees_of_rests); returns a tree.
+        tree: the pytree.
+        *rests: more pytrees with tree's structure (or one it is a prefix of).
+        inner_treespec: the structure of func's results (default: the first one's).
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A tree of the inner structure whose leaves are trees of tree's structure.
+
+    Raises:
+        ValueError: a result of func does not have the inner structure.
+
+    Example:
+        >>> grove.tree_transpose_map(lambda x: {'double': 2 * x, 'square': x * x}, [1, 2])
+        {'double': [2, 4], 'square': [1, 4]}
+    """
     return _transpose_map(func, tree, rests, inner_treespec, is_leaf, none_is_leaf, namespace,
                           lambda spec: ())
 
 
 def tree_transpose_map_with_path(func, tree, /, *rests, inner_treespec=None, is_leaf=None,
                                  none_is_leaf=False, namespace=''):
-    """tree_transpose_map whose func also gets each leaf's path first."""
+    """tree_transpose_map whose func also gets each leaf's path first.
+
+    Args:
+        func: called as func(path, leaf, *subtrees_of_rests); returns a tree.
+        tree: the pytree.
+        *rests: more pytrees with tree's structure (or one it is a prefix of).
+        inner_treespec: the structure of func's results (default: the first one's).
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A tree of the inner structure whose leaves are trees of tree's structure.
+
+    Example:
+        >>> grove.tree_transpose_map_with_path(lambda p, x: {'at': str(p), 'x': x}, [1, 2])
+        {'at': ['(0,)', '(1,)'], 'x': [1, 2]}
+    """
     return _transpose_map(func, tree, rests, inner_treespec, is_leaf, none_is_leaf, namespace,
                           lambda spec: (spec.paths(),))
 
 
 def tree_transpose_map_with_accessor(func, tree, /, *rests, inner_treespec=None, is_leaf=None,
                                      none_is_leaf=False, namespace=''):
-    """tree_transpose_map whose func also gets each leaf's accessor first."""
+    """tree_transpose_map whose func also gets each leaf's accessor first.
+
+    Args:
+        func: called as func(accessor, leaf, *subtrees_of_rests); returns a tree.
+        tree: the pytree.
+        *rests: more pytrees with tree's structure (or one it is a prefix of).
+        inner_treespec: the structure of func's results (default: the first one's).
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A tree of the inner structure whose leaves are trees of tree's structure.
+
+    Example:
+        >>> grove.tree_transpose_map_with_accessor(lambda a, x: {'at': a.codify('t'), 'x': x},
+        ...                                        [1, 2])
+        {'at': ['t[0]', 't[1]'], 'x': [1, 2]}
+    """
     return _transpose_map(func, tree, rests, inner_treespec, is_leaf, none_is_leaf, namespace,
                           lambda spec: (spec.accessors(),))
 
@@ -287,7 +371,23 @@ def tree_broadcast_common(tree, other_tree, /, is_leaf=None, *, none_is_leaf=Fal
 
 
 def broadcast_common(tree, other_tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """The leaves of tree_broadcast_common's two trees."""
+    """The leaves of tree_broadcast_common's two trees.
+
+    Args:
+        tree: a pytree.
+        other_tree: another, such that at each place one of them is a prefix of the other.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        (leaves of tree, leaves of other_tree), both broadcast to the common structure.
+
+    Raises:
+        ValueError: the trees have no common structure.
+
+    Example:
+        >>> grove.broadcast_common([1, [2, 3]], [[4, 5], 6])
+        ([1, 1, 2, 3], [4, 5, 6, 6])
+    """
     x, y = _common(tree, other_tree, is_leaf, none_is_leaf, namespace)
     spec = tree_structure(x, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     return spec.flatten_up_to(x), spec.flatten_up_to(y)
@@ -329,7 +429,21 @@ def tree_broadcast_map(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, 
 
 def tree_broadcast_map_with_path(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
                                  namespace=''):
-    """tree_broadcast_map whose func also gets each leaf's path first."""
+    """tree_broadcast_map whose func also gets each leaf's path first.
+
+    Args:
+        func: called as func(path, *leaves) on the broadcast trees.
+        tree: a pytree.
+        *rests: more pytrees, broadcast with tree.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A tree of the common structure holding func's results.
+
+    Example:
+        >>> grove.tree_broadcast_map_with_path(lambda p, x, y: x + y, [1, [2, 3]], [[4, 5], 6])
+        [[5, 6], [8, 9]]
+    """
     from grove import tree_map_with_path
     trees = _broadcast_all(tree, rests, is_leaf, none_is_leaf, namespace)
     return tree_map_with_path(func, *trees, is_leaf=is_leaf, none_is_leaf=none_is_leaf,
@@ -338,7 +452,22 @@ def tree_broadcast_map_with_path(func, tree, /, *rests, is_leaf=None, none_is_le
 
 def tree_broadcast_map_with_accessor(func, tree, /, *rests, is_leaf=None, none_is_leaf=False,
                                      namespace=''):
-    """tree_broadcast_map whose func also gets each leaf's accessor first."""
+    """tree_broadcast_map whose func also gets each leaf's accessor first.
+
+    Args:
+        func: called as func(accessor, *leaves) on the broadcast trees.
+        tree: a pytree.
+        *rests: more pytrees, broadcast with tree.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A tree of the common structure holding func's results.
+
+    Example:
+        >>> grove.tree_broadcast_map_with_accessor(lambda a, x, y: a.codify('t'), [1, [2]],
+        ...                                        [[4, 5], 6])
+        [['t[0][0]', 't[0][1]'], ['t[1][0]']]
+    """
     trees = _broadcast_all(tree, rests, is_leaf, none_is_leaf, namespace)
     return tree_map_with_accessor(func, *trees, is_leaf=is_leaf, none_is_leaf=none_is_leaf,
                                   namespace=namespace)
