@@ -387,12 +387,42 @@ def treespec_is_suffix(treespec, other_treespec, /, *, strict=False):
     return treespec.is_suffix(other_treespec, strict=strict)
 
 
-for _f in (treespec_paths, treespec_accessors, treespec_entries, treespec_entry,
-           treespec_children, treespec_child, treespec_one_level, treespec_transform,
-           treespec_is_leaf, treespec_is_strict_leaf, treespec_is_one_level, treespec_is_prefix,
-           treespec_is_suffix):
-    _f.__doc__ = f'treespec.{_f.__name__[len("treespec_"):]}(...) as a function.'
-del _f
+# each function's docstring: what it calls, and an example (the call, its result) on
+# {'a': 1, 'b': (2, None)}'s structure
+_EXAMPLES = {
+    treespec_paths: ('grove.treespec_paths(spec)', "[('a',), ('b', 0)]"),
+    treespec_accessors: ("[a.codify('t') for a in grove.treespec_accessors(spec)]",
+                         '["t[\'a\']", "t[\'b\'][0]"]'),
+    treespec_entries: ('grove.treespec_entries(spec)', "['a', 'b']"),
+    treespec_entry: ('grove.treespec_entry(spec, 1)', "'b'"),
+    treespec_children: ('grove.treespec_children(spec)', '[PyTreeSpec(*), PyTreeSpec((*, None))]'),
+    treespec_child: ('grove.treespec_child(spec, 0)', 'PyTreeSpec(*)'),
+    treespec_one_level: ('grove.treespec_one_level(spec)', "PyTreeSpec({'a': *, 'b': *})"),
+    treespec_transform: ('grove.treespec_transform(spec, f_leaf=lambda x: grove.treespec_none())',
+                         "PyTreeSpec({'a': None, 'b': (None, None)})"),
+    treespec_is_leaf: ('grove.treespec_is_leaf(spec)', 'False'),
+    treespec_is_strict_leaf: ('grove.treespec_is_strict_leaf(spec)', 'False'),
+    treespec_is_one_level: ('grove.treespec_is_one_level(spec)', 'False'),
+    treespec_is_prefix: ('grove.treespec_is_prefix(spec, spec)', 'True'),
+    treespec_is_suffix: ('grove.treespec_is_suffix(spec, spec)', 'True'),
+}
+for _f, (_call, _out) in _EXAMPLES.items():
+    _m = _f.__name__[len('treespec_'):]
+    _m = 'is_leaf(strict=True)' if _m == 'is_strict_leaf' else _m
+    _f.__doc__ = f"""treespec.{_m.split('(')[0]}(...) as a function (TreeSpec.{_m}).
+
+    Args:
+        treespec: the TreeSpec; the other arguments are the method's.
+
+    Returns:
+        What the method returns.
+
+    Example:
+        >>> spec = grove.tree_structure({{'a': 1, 'b': (2, None)}})
+        >>> {_call}
+        {_out}
+    """
+del _f, _call, _out, _m, _EXAMPLES
 
 
 # ---- TreeSpec methods ----
