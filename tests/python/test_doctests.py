@@ -118,10 +118,8 @@ def test_main_functions_have_full_docstrings(name, obj):
 # written and a new public function without one is added to it on purpose.
 LACKING = set('''
 tree_iter all_leaves tree_broadcast_prefix tree_flatten_one_level prefix_errors
-treespec_structseq treespec_frozendict unregister_pytree_node dict_insertion_ordered
-PyTreeTypeVar is_namedtuple is_namedtuple_class is_namedtuple_instance namedtuple_fields
-is_structseq is_structseq_class is_structseq_instance structseq_fields install_as_optree
-keras.install keras.uninstall keras.installed
+treespec_structseq treespec_frozendict unregister_pytree_node PyTreeTypeVar
+install_as_optree keras.install keras.uninstall keras.installed
 '''.split())
 
 
