@@ -555,7 +555,22 @@ def prefix_errors(prefix_tree, full_tree, /, is_leaf=None, *, none_is_leaf=False
                   namespace=''):
     """Where prefix_tree is not a prefix of full_tree: a list of functions, each taking a
     name and returning the ValueError that describes one place (the first disagreement on
-    each path: the node types, a dict's keys, the number of children, the metadata)."""
+    each path: the node types, a dict's keys, the number of children, the metadata).
+
+    Args:
+        prefix_tree: the pytree that should be a prefix.
+        full_tree: the pytree.
+        is_leaf, none_is_leaf, namespace: as in tree_flatten.
+
+    Returns:
+        A list of functions name -> ValueError (empty when prefix_tree is a prefix).
+
+    Example:
+        >>> grove.prefix_errors([1, 2], [1, (2, 3)])
+        []
+        >>> len(grove.prefix_errors([1, 2], [1, 2, 3]))
+        1
+    """
     from grove import PyTreeAccessor, tree_flatten_one_level, tree_is_leaf
     from grove.utils import total_order_sorted
     kw = {'none_is_leaf': none_is_leaf, 'namespace': namespace}

@@ -320,7 +320,25 @@ def treespec_namedtuple(namedtuple, /, *, none_is_leaf=False, namespace=''):
 
 
 def treespec_structseq(structseq, /, *, none_is_leaf=False, namespace=''):
-    """A PyStructSequence instance of structures, as a structure."""
+    """The structure of a PyStructSequence instance whose fields are TreeSpecs.
+
+    Args:
+        structseq: the instance.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Raises:
+        ValueError: structseq is not a PyStructSequence instance.
+
+    Example:
+        >>> import time
+        >>> fields = (grove.treespec_leaf(),) * time.struct_time.n_sequence_fields
+        >>> grove.treespec_structseq(time.struct_time(fields)).num_leaves
+        9
+    """
     from grove.typing import is_structseq_instance
     if not is_structseq_instance(structseq):
         raise ValueError(f'Expected a PyStructSequence of PyTreeSpec(s), got {structseq!r}.')
