@@ -39,7 +39,7 @@ BENCH_PY     := $(BENCH_VENV)/bin/python
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
         test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel \
         build-asan-python test-asan-python fuzz-python test-peers \
-        test-optree-suite test-keras-suite
+        test-optree-suite test-keras-suite test-typing
 
 all: build
 
@@ -100,6 +100,23 @@ test-python: test-deps $(VENV)/.requirements
 	PYTHONPATH=$(abspath build-py/python) $(VENV_PY) -m pytest tests/python -q $(PYTEST_ARGS)
 	$(MAKE) test-optree-suite
 	$(MAKE) test-keras-suite
+	$(MAKE) test-typing
+
+# mypy --strict and pyright (strict) over tests/typing/user.py (no error) and mistakes.py
+# (an error on each marked line, none elsewhere), against the stubs in build-py/python;
+# then user.py runs (tests/typing/check.py). The checkers pinned in .venv-typing.
+TYPING_VENV := .venv-typing
+$(TYPING_VENV)/.requirements: tests/typing/requirements.txt
+	test -x $(TYPING_VENV)/bin/python || $(PYTHON) -m venv $(TYPING_VENV)
+	$(TYPING_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  -r tests/typing/requirements.txt
+	touch $@
+
+test-typing: test-deps $(VENV)/.requirements $(TYPING_VENV)/.requirements
+	$(call need,nodejs)
+	test -f build-py/build.ninja || $(call py_configure,build-py,$(VENV_PY))
+	cmake --build build-py -j $(JOBS) --target _grove grove_py_package
+	$(TYPING_VENV)/bin/python tests/typing/check.py --grove build-py/python --run-with $(VENV_PY)
 
 # optree 0.20.0's own test suite on grove through the strict stand-in `optree`
 # (tests/optree_suite/run.py; the sdist is fetched with pip at test time into build-peers/, never

@@ -20,7 +20,6 @@ import collections
 import functools as _functools
 import itertools
 import operator
-import pickle
 import typing
 import warnings
 
@@ -169,9 +168,35 @@ def _check_namespace(namespace) -> str:
 
 def register_pytree_node(cls, flatten_func, unflatten_func, *, path_entry_type=None,
                          namespace):
-    """Register cls as a node: flatten_func(obj) -> (children, metadata[, entries]),
-    unflatten_func(metadata, children) -> obj. namespace is required (a non-empty
-    str, or GLOBAL_NAMESPACE)."""
+    """Register the class cls as a node type in namespace.
+
+    Args:
+        cls: the class.
+        flatten_func: flatten_func(obj) -> (children, metadata) or (children, metadata,
+            entries); metadata is hashable and compared when structures are.
+        unflatten_func: unflatten_func(metadata, children) -> a new obj.
+        path_entry_type: the PyTreeEntry subclass of its children's path entries.
+        namespace: a non-empty str, or GLOBAL_NAMESPACE; required.
+
+    Returns:
+        cls.
+
+    Raises:
+        TypeError: cls is not a class, namespace not a str, or path_entry_type not an entry.
+        ValueError: cls is a built-in node type, or registered in namespace already.
+
+    Example:
+        >>> class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        >>> _ = grove.register_pytree_node(
+        ...     Pair, lambda p: ((p.a, p.b), None), lambda m, c: Pair(*c), namespace='ex')
+        >>> grove.tree_leaves(Pair(1, (2, 3)), namespace='ex')
+        [1, 2, 3]
+        >>> len(grove.tree_leaves(Pair(1, 2)))  # in the global namespace, a leaf
+        1
+        >>> _ = grove.unregister_pytree_node(Pair, namespace='ex')
+    """
     if not isinstance(cls, type):
         raise TypeError(f'Expected a class, got {cls!r}.')
     ns = _check_namespace(namespace)
@@ -195,8 +220,36 @@ def register_pytree_node(cls, flatten_func, unflatten_func, *, path_entry_type=N
 
 
 def register_pytree_node_class(cls=None, *, path_entry_type=None, namespace=None):
-    """Class decorator: register a class with tree_flatten/tree_unflatten
-    (or __tree_flatten__/__tree_unflatten__) methods."""
+    """Class decorator: register a class through its own methods, tree_flatten() and the
+    classmethod tree_unflatten(metadata, children) (or __tree_flatten__ and
+    __tree_unflatten__).
+
+    Args:
+        cls: the class; or the namespace (then it returns the decorator).
+        path_entry_type: the PyTreeEntry subclass of its children's path entries.
+        namespace: a non-empty str, or GLOBAL_NAMESPACE; required.
+
+    Returns:
+        cls, or a decorator when cls is not given.
+
+    Raises:
+        ValueError: no namespace, or cls registered in it already.
+        TypeError: cls is not a class.
+
+    Example:
+        >>> @grove.register_pytree_node_class(namespace='ex')
+        ... class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        ...     def tree_flatten(self):
+        ...         return (self.a, self.b), None
+        ...     @classmethod
+        ...     def tree_unflatten(cls, metadata, children):
+        ...         return cls(*children)
+        >>> grove.tree_map(lambda x: x * 10, Pair(1, 2), namespace='ex').b
+        20
+        >>> _ = grove.unregister_pytree_node(Pair, namespace='ex')
+    """
     if cls is None or isinstance(cls, (str, _GlobalNamespace)):
         if cls is not None:
             if namespace is not None:
@@ -251,7 +304,23 @@ def unregister_pytree_node(cls, *, namespace):
 
 
 def tree_is_leaf(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """Whether tree is a leaf (flattens to itself)."""
+    """Whether tree is a leaf: it flattens to itself.
+
+    Args:
+        tree: any object.
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> grove.tree_is_leaf(1), grove.tree_is_leaf([1]), grove.tree_is_leaf(None)
+        (True, False, False)
+        >>> grove.tree_is_leaf(None, none_is_leaf=True)
+        True
+    """
     return _grove._is_leaf(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace) == _LEAF
 
 
@@ -309,25 +378,106 @@ def _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered):
 
 
 def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """(paths, leaves, treespec)."""
+    """Flatten a pytree into the paths of its leaves, its leaves and its structure.
+
+    Args:
+        tree: the pytree to flatten.
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf (default: a node without children).
+        namespace: the registry namespace of custom node types ('' is the global one).
+
+    Returns:
+        (paths, leaves, treespec): each leaf's path (a tuple of indices, keys and
+        attribute names), the leaves, and the TreeSpec, all in leaf order.
+
+    Raises:
+        TypeError: is_leaf is not callable, or namespace is not a str.
+        RecursionError: the tree contains itself.
+
+    Example:
+        >>> paths, leaves, spec = grove.tree_flatten_with_path({'a': 1, 'b': (2, [3])})
+        >>> paths
+        [('a',), ('b', 0), ('b', 1, 0)]
+        >>> leaves
+        [1, 2, 3]
+    """
     leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     return spec.paths(), leaves, spec
 
 
 def tree_paths(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """The path of every leaf, in leaf order."""
+    """The path of every leaf, in leaf order (tree_flatten_with_path's first result).
+
+    Args:
+        tree: the pytree.
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        A list of tuples of entries.
+
+    Raises:
+        ValueError: the output would be over grove.set_output_limit's bound.
+
+    Example:
+        >>> grove.tree_paths({'a': [1, 2], 'b': None})
+        [('a', 0), ('a', 1)]
+    """
     return tree_structure(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace).paths()
 
 
 def tree_map_with_path(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):
-    """tree_map whose func also gets each leaf's path first."""
+    """tree_map whose func also gets each leaf's path first: func(path, leaf, *others).
+
+    Args:
+        func: called as func(path, leaf, *subtrees_of_rests) at every leaf of tree.
+        tree: the pytree whose structure the result has.
+        *rests: more pytrees, each with tree's structure or one it is a prefix of.
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        A new tree of tree's structure holding func's results.
+
+    Raises:
+        ValueError: a tree in rests does not have tree's structure.
+        Whatever func raises.
+
+    Example:
+        >>> grove.tree_map_with_path(lambda p, x: (p, x), {'a': 1, 'b': (2,)})
+        {'a': (('a',), 1), 'b': ((('b', 0), 2),)}
+    """
     leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     flat = [leaves] + [spec.flatten_up_to(r) for r in rests]
     return spec.unflatten(map(func, spec.paths(), *flat))
 
 
 def tree_reduce(func, tree, initial=_MISSING, *, is_leaf=None, none_is_leaf=False, namespace=''):
-    """functools.reduce over the leaves."""
+    """functools.reduce of func over the leaves, left to right.
+
+    Args:
+        func: func(accumulated, leaf) -> the new accumulated value.
+        tree: the pytree.
+        initial: the first accumulated value (default: the first leaf).
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        The last accumulated value.
+
+    Raises:
+        TypeError: the tree has no leaves and no initial is given.
+
+    Example:
+        >>> import operator
+        >>> grove.tree_reduce(operator.add, [1, (2, 3)])
+        6
+        >>> grove.tree_reduce(operator.add, [1, (2, 3)], 10)
+        16
+    """
     leaves = tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     if initial is _MISSING:
         return _functools.reduce(func, leaves)
@@ -335,17 +485,72 @@ def tree_reduce(func, tree, initial=_MISSING, *, is_leaf=None, none_is_leaf=Fals
 
 
 def tree_all(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """all() over the leaves."""
+    """Whether every leaf of tree is true (all() over the leaves; True for no leaves).
+
+    Args:
+        tree: the pytree.
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf (then a None counts as false).
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        A bool.
+
+    Raises:
+        TypeError: is_leaf is not callable, or namespace is not a str.
+
+    Example:
+        >>> grove.tree_all([1, (True, 'x')]), grove.tree_all([1, (0,)]), grove.tree_all([])
+        (True, False, True)
+    """
     return all(tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace))
 
 
 def tree_any(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """any() over the leaves."""
+    """Whether some leaf of tree is true (any() over the leaves; False for no leaves).
+
+    Args:
+        tree: the pytree.
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+        none_is_leaf: whether None is a leaf.
+        namespace: the registry namespace of custom node types.
+
+    Returns:
+        A bool.
+
+    Raises:
+        TypeError: is_leaf is not callable, or namespace is not a str.
+
+    Example:
+        >>> grove.tree_any([0, (None, '')]), grove.tree_any([0, (None, 'x')])
+        (False, True)
+    """
     return any(tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace))
 
 
 def tree_transpose(outer_treespec, inner_treespec, tree, is_leaf=None):
-    """Turn a tree of shape outer∘inner into one of shape inner∘outer."""
+    """Turn a tree of shape outer∘inner into one of shape inner∘outer.
+
+    Args:
+        outer_treespec: the outer structure (a TreeSpec).
+        inner_treespec: the structure found at each of its leaves.
+        tree: a pytree of the structure outer_treespec.compose(inner_treespec).
+        is_leaf: a predicate making the subtrees it accepts leaves, or None.
+
+    Returns:
+        A tree of inner_treespec's structure whose leaves are trees of outer_treespec's.
+
+    Raises:
+        ValueError: the two structures differ in none_is_leaf or namespace, or one has no
+            leaves.
+        TypeError: tree's structure is not the composition.
+
+    Example:
+        >>> outer = grove.tree_structure([0, 0])
+        >>> inner = grove.tree_structure({'x': 0, 'y': 0})
+        >>> grove.tree_transpose(outer, inner, [{'x': 1, 'y': 2}, {'x': 3, 'y': 4}])
+        {'x': [1, 3], 'y': [2, 4]}
+    """
     if outer_treespec.none_is_leaf != inner_treespec.none_is_leaf:
         raise ValueError('Tree structures must have the same none_is_leaf value.')
     outer_size, inner_size = outer_treespec.num_leaves, inner_treespec.num_leaves
@@ -458,157 +663,10 @@ def _flatten_one_level(tree, is_leaf, none_is_leaf, namespace):
 
 
 # ---------------------------------------------------------------------------
-# TreeSpec methods written in Python (the hot ones are in C)
+# TreeSpec methods written in Python (python/grove/_spec_methods.py; the hot ones are in C)
 # ---------------------------------------------------------------------------
 
-
-def _entries(spec):
-    kind, arity, cls, extra = spec._info()
-    if kind in (_DICT, _ODICT, _DDICT):
-        return list(extra)
-    if kind == _CUSTOM and extra is not None and extra[1] is not None:
-        return list(extra[1])
-    return list(range(arity))
-
-
-def _spec_paths(spec):
-    """Paths of the leaves of spec, in Python (the reference for TreeSpec.paths, in C)."""
-    out = []
-    stack = [(spec, ())]
-    while stack:
-        s, path = stack.pop()
-        if s.is_leaf():
-            out.append(path)
-            continue
-        kids = s.children()
-        ents = _entries(s)
-        for e, c in reversed(list(zip(ents, kids))):
-            stack.append((c, path + (e,)))
-    return out
-
-
-def _compose(outer, inner):
-    """outer with every leaf replaced by inner (both of one namespace, or one of none)."""
-    if outer.none_is_leaf != inner.none_is_leaf:
-        raise ValueError('PyTreeSpecs must have the same none_is_leaf value.')
-    if outer.namespace and inner.namespace and outer.namespace != inner.namespace:
-        raise ValueError(f'PyTreeSpecs must have the same namespace, got {outer.namespace!r} '
-                         f'vs. {inner.namespace!r}.')
-    mark = object()
-    sub = inner.unflatten([mark] * inner.num_leaves)
-    tree = outer.unflatten([sub] * outer.num_leaves)
-    return tree_structure(tree, lambda x: x is mark, none_is_leaf=outer.none_is_leaf,
-                          namespace=outer.namespace or inner.namespace)
-
-
-def _is_prefix(self, other, strict=False):
-    """Whether self is a prefix of other: other matches self down to self's
-    leaves, where other may hold any subtree (optree's rule: dict kinds are
-    interchangeable with equal key sets, a deque's maxlen and a defaultdict's
-    factory are not compared). strict: and other is not just self again."""
-    if not isinstance(other, TreeSpec):
-        raise TypeError(f'Expected a TreeSpec, got {other!r}.')
-    if self.none_is_leaf != other.none_is_leaf:
-        return False
-    if self.namespace and other.namespace and self.namespace != other.namespace:
-        return False
-    dicts = (_DICT, _ODICT, _DDICT)
-    all_leaves_match = True
-    stack = [(self, other)]
-    while stack:
-        a, b = stack.pop()
-        if a == b:  # O(1): the same structure (shared subtrees are met once per pair)
-            continue
-        if a.is_leaf():
-            all_leaves_match = False
-            continue
-        ka, na, ca, ea = a._info()
-        kb, nb, cb, eb = b._info()
-        if na != nb:
-            return False
-        if ka in dicts:
-            if kb not in dicts or set(ea) != set(eb):
-                return False
-            bkids = dict(zip(eb, b.children()))
-            stack.extend((x, bkids[k]) for k, x in zip(ea, a.children()))
-            continue
-        if ka != kb:
-            return False
-        if ka in (_NT, _SS) and ca is not cb:
-            return False
-        if ka == _CUSTOM and (ca is not cb or ea[0] != eb[0]):
-            return False
-        stack.extend(zip(a.children(), b.children()))
-    return not strict or not all_leaves_match
-
-
-# ---- wire and pickle ----
-
-_WIRE_MAGIC = b'grove-treespec-1'
-
-
-def _to_bytes(self):
-    """The structure as bytes: grove's wire encoding plus the Python objects it
-    names (classes by module and qualname; handles' objects pickled)."""
-    wire, handles, names = _grove._spec_refs(self)
-    objs = {h: _grove._handle_object(self, h) for h in handles}
-    classes = {}
-    for name in names:
-        if name == 'NoneType':
-            continue
-        obj = _grove._object_named(name)
-        classes[name] = obj
-    return pickle.dumps((_WIRE_MAGIC, wire, objs, classes, self.none_is_leaf, self.namespace),
-                        protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def _from_bytes(data, *, max_size=100_000_000):
-    """A TreeSpec from to_bytes() output (classes re-imported by name).
-
-    The encoding writes a repeated subtree once, so a few bytes can describe a structure
-    far too large to use; one larger than max_size nodes (and bytes of str keys) written
-    out raises ValueError (None or 0: no bound). Every object decoded is checked for kind
-    and type before use: what is not a structure as to_bytes writes one raises ValueError.
-    Like any pickle, load only data you trust."""
-    if max_size is not None and (type(max_size) is not int or max_size < 0):
-        raise ValueError(f'max_size must be None or an int >= 0, got {max_size!r}')
-    payload = pickle.loads(data)
-    if (type(payload) is not tuple or len(payload) != 6 or type(payload[0]) is not bytes
-            or payload[0] != _WIRE_MAGIC):
-        raise ValueError('not a grove TreeSpec encoding')
-    _, wire, objs, classes, none_is_leaf, namespace = payload
-    for what, value, want in (('wire', wire, bytes), ('handle objects', objs, dict),
-                              ('classes', classes, dict), ('none_is_leaf', none_is_leaf, bool),
-                              ('namespace', namespace, str)):
-        if type(value) is not want:
-            raise ValueError(f'grove: malformed TreeSpec encoding: its {what} is a '
-                             f'{type(value).__name__}, not a {want.__name__}')
-    if any(type(h) is not int or h < 1 for h in objs):
-        raise ValueError('grove: malformed TreeSpec encoding: a handle is not a positive int')
-    for name, obj in classes.items():
-        if type(name) is not str or name == 'NoneType':
-            raise ValueError(f'grove: malformed TreeSpec encoding: a class name is {name!r}')
-        if not (isinstance(obj, type) or callable(obj) or obj is None):
-            raise ValueError(f'grove: malformed TreeSpec encoding: {name!r} names {obj!r}, '
-                             'neither a class nor a default factory')
-        if _grove._name_for(obj) != name:
-            raise ValueError(f'cannot load a TreeSpec naming {obj!r}: in this process its '
-                             f'name is {_grove._name_for(obj)!r}, not {name!r}')
-    return _grove._spec_from_wire(wire, objs, classes, none_is_leaf, namespace, max_size or 0)
-
-
-def _reduce(self):
-    return (_from_bytes, (_to_bytes(self),))
-
-
-TreeSpec.entries = lambda self: _entries(self)
-TreeSpec.is_prefix = _is_prefix
-TreeSpec.is_suffix = lambda self, other, strict=False: _is_prefix(other, self, strict)
-TreeSpec.compose = _compose
-TreeSpec.to_bytes = _to_bytes
-TreeSpec.from_bytes = staticmethod(_from_bytes)
-TreeSpec.__reduce__ = _reduce
-TreeSpec.kind = property(lambda self: self._info()[0])
+from grove._spec_methods import _compose, _entries, _is_prefix, _spec_paths  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,25 @@ from grove.accessors import AutoEntry, MappingEntry, PyTreeEntry, PyTreeKind, Se
 def dict_insertion_ordered(mode, /, *, namespace):
     """Within the block, dicts and defaultdicts flattened in namespace (GLOBAL_NAMESPACE: in
     every namespace) keep their insertion order (leaves, structure, equality) instead of
-    being sorted by key; mode False turns it off for the block. OrderedDict always keeps it."""
+    being sorted by key; mode False turns it off for the block. OrderedDict always keeps it.
+
+    Args:
+        mode: True to keep insertion order, False to sort.
+        namespace: a non-empty str, or GLOBAL_NAMESPACE; required.
+
+    Returns:
+        A context manager.
+
+    Raises:
+        TypeError, ValueError: namespace is not a non-empty str or GLOBAL_NAMESPACE.
+
+    Example:
+        >>> with grove.dict_insertion_ordered(True, namespace='ex'):
+        ...     grove.tree_leaves({'b': 1, 'a': 2}, namespace='ex')
+        [1, 2]
+        >>> grove.tree_leaves({'b': 1, 'a': 2}, namespace='ex')
+        [2, 1]
+    """
     ns = _check_namespace(namespace)
     was = ns in _INSERTION_ORDERED
     if mode:

@@ -100,8 +100,24 @@ def _graft(top, children, none_is_leaf, namespace, keep=True, collection=None):
 
 
 def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace=''):
-    """The structure of collection whose items are structures (one level of collection,
-    each child replaced by its structure)."""
+    """The structure of collection, one level deep, each of its items a TreeSpec.
+
+    Args:
+        collection: a node (tuple, list, dict, ..., a registered class) of TreeSpecs.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Raises:
+        ValueError: an item is not a TreeSpec, or they differ in none_is_leaf.
+
+    Example:
+        >>> leaf = grove.treespec_leaf()
+        >>> grove.treespec_from_collection((leaf, grove.treespec_list([leaf])))
+        PyTreeSpec((*, [*]))
+    """
     from grove import _check_ns_arg
     namespace = _check_ns_arg(namespace)
     top = tree_structure(collection, lambda x: x is not collection, none_is_leaf=none_is_leaf,
@@ -115,59 +131,188 @@ def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace='')
 
 
 def treespec_leaf(*, none_is_leaf=False, namespace=''):
-    """The structure of a single leaf."""
+    """The structure of a single leaf.
+
+    Args:
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Example:
+        >>> grove.treespec_leaf()
+        PyTreeSpec(*)
+    """
     from grove import _check_ns_arg
     _check_ns_arg(namespace)
     return tree_structure(_Mark(), none_is_leaf=none_is_leaf)
 
 
 def treespec_none(*, none_is_leaf=False, namespace=''):
-    """The structure of None (a leaf when none_is_leaf)."""
+    """The structure of None (a leaf when none_is_leaf).
+
+    Args:
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Example:
+        >>> grove.treespec_none()
+        PyTreeSpec(None)
+    """
     from grove import _check_ns_arg
     _check_ns_arg(namespace)
     return tree_structure(None, none_is_leaf=none_is_leaf)
 
 
 def treespec_tuple(iterable=(), /, *, none_is_leaf=False, namespace=''):
-    """A tuple of the given structures."""
+    """A tuple of the given structures.
+
+    Args:
+        iterable: TreeSpecs, the children.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Example:
+        >>> leaf = grove.treespec_leaf()
+        >>> grove.treespec_tuple([leaf, leaf])
+        PyTreeSpec((*, *))
+    """
     return treespec_from_collection(tuple(iterable), none_is_leaf=none_is_leaf,
                                     namespace=namespace)
 
 
 def treespec_list(iterable=(), /, *, none_is_leaf=False, namespace=''):
-    """A list of the given structures."""
+    """A list of the given structures.
+
+    Args:
+        iterable: TreeSpecs, the children.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Example:
+        >>> grove.treespec_list([grove.treespec_leaf(), grove.treespec_none()])
+        PyTreeSpec([*, None])
+    """
     return treespec_from_collection(list(iterable), none_is_leaf=none_is_leaf,
                                     namespace=namespace)
 
 
 def treespec_dict(mapping=(), /, *, none_is_leaf=False, namespace='', **kwargs):
-    """A dict of the given structures."""
+    """A dict of the given structures.
+
+    Args:
+        mapping: key -> TreeSpec (a mapping or pairs).
+        **kwargs: more keys.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Example:
+        >>> leaf = grove.treespec_leaf()
+        >>> grove.treespec_dict(b=leaf, a=leaf)
+        PyTreeSpec({'a': *, 'b': *})
+    """
     return treespec_from_collection(dict(mapping, **kwargs), none_is_leaf=none_is_leaf,
                                     namespace=namespace)
 
 
 def treespec_ordereddict(mapping=(), /, *, none_is_leaf=False, namespace='', **kwargs):
-    """An OrderedDict of the given structures."""
+    """An OrderedDict of the given structures.
+
+    Args:
+        mapping: key -> TreeSpec (a mapping or pairs), in order.
+        **kwargs: more keys.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Example:
+        >>> leaf = grove.treespec_leaf()
+        >>> grove.treespec_ordereddict(b=leaf, a=leaf)
+        PyTreeSpec(OrderedDict({'b': *, 'a': *}))
+    """
     return treespec_from_collection(collections.OrderedDict(mapping, **kwargs),
                                     none_is_leaf=none_is_leaf, namespace=namespace)
 
 
 def treespec_defaultdict(default_factory=None, mapping=(), /, *, none_is_leaf=False,
                          namespace='', **kwargs):
-    """A defaultdict (of default_factory) of the given structures."""
+    """A defaultdict (of default_factory) of the given structures.
+
+    Args:
+        default_factory: the defaultdict's factory.
+        mapping: key -> TreeSpec (a mapping or pairs).
+        **kwargs: more keys.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Example:
+        >>> grove.treespec_defaultdict(list, a=grove.treespec_leaf())
+        PyTreeSpec(defaultdict(<class 'list'>, {'a': *}))
+    """
     return treespec_from_collection(
         collections.defaultdict(default_factory, mapping, **kwargs), none_is_leaf=none_is_leaf,
         namespace=namespace)
 
 
 def treespec_deque(iterable=(), /, maxlen=None, *, none_is_leaf=False, namespace=''):
-    """A deque (of maxlen) of the given structures."""
+    """A deque (of maxlen) of the given structures.
+
+    Args:
+        iterable: TreeSpecs, the children.
+        maxlen: the deque's maxlen.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Example:
+        >>> grove.treespec_deque([grove.treespec_leaf()], maxlen=3)
+        PyTreeSpec(deque([*], maxlen=3))
+    """
     return treespec_from_collection(collections.deque(iterable, maxlen=maxlen),
                                     none_is_leaf=none_is_leaf, namespace=namespace)
 
 
 def treespec_namedtuple(namedtuple, /, *, none_is_leaf=False, namespace=''):
-    """A namedtuple instance of structures, as a structure."""
+    """The structure of a namedtuple instance whose fields are TreeSpecs.
+
+    Args:
+        namedtuple: the instance.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Raises:
+        ValueError: namedtuple is not a namedtuple instance.
+
+    Example:
+        >>> import collections
+        >>> Point = collections.namedtuple('Point', 'x y')
+        >>> leaf = grove.treespec_leaf()
+        >>> grove.treespec_namedtuple(Point(leaf, leaf))
+        PyTreeSpec(Point(x=*, y=*))
+    """
     from grove.typing import is_namedtuple_instance
     if not is_namedtuple_instance(namedtuple):
         raise ValueError(f'Expected a namedtuple of PyTreeSpec(s), got {namedtuple!r}.')
@@ -175,7 +320,25 @@ def treespec_namedtuple(namedtuple, /, *, none_is_leaf=False, namespace=''):
 
 
 def treespec_structseq(structseq, /, *, none_is_leaf=False, namespace=''):
-    """A PyStructSequence instance of structures, as a structure."""
+    """The structure of a PyStructSequence instance whose fields are TreeSpecs.
+
+    Args:
+        structseq: the instance.
+        none_is_leaf: whether None is a leaf in the structure.
+        namespace: the registry namespace (a str).
+
+    Returns:
+        A TreeSpec.
+
+    Raises:
+        ValueError: structseq is not a PyStructSequence instance.
+
+    Example:
+        >>> import time
+        >>> fields = (grove.treespec_leaf(),) * time.struct_time.n_sequence_fields
+        >>> grove.treespec_structseq(time.struct_time(fields)).num_leaves
+        9
+    """
     from grove.typing import is_structseq_instance
     if not is_structseq_instance(structseq):
         raise ValueError(f'Expected a PyStructSequence of PyTreeSpec(s), got {structseq!r}.')
@@ -242,19 +405,57 @@ def treespec_is_suffix(treespec, other_treespec, /, *, strict=False):
     return treespec.is_suffix(other_treespec, strict=strict)
 
 
-for _f in (treespec_paths, treespec_accessors, treespec_entries, treespec_entry,
-           treespec_children, treespec_child, treespec_one_level, treespec_transform,
-           treespec_is_leaf, treespec_is_strict_leaf, treespec_is_one_level, treespec_is_prefix,
-           treespec_is_suffix):
-    _f.__doc__ = f'treespec.{_f.__name__[len("treespec_"):]}(...) as a function.'
-del _f
+# each function's docstring: what it calls, and an example (the call, its result) on
+# {'a': 1, 'b': (2, None)}'s structure
+_EXAMPLES = {
+    treespec_paths: ('grove.treespec_paths(spec)', "[('a',), ('b', 0)]"),
+    treespec_accessors: ("[a.codify('t') for a in grove.treespec_accessors(spec)]",
+                         '["t[\'a\']", "t[\'b\'][0]"]'),
+    treespec_entries: ('grove.treespec_entries(spec)', "['a', 'b']"),
+    treespec_entry: ('grove.treespec_entry(spec, 1)', "'b'"),
+    treespec_children: ('grove.treespec_children(spec)', '[PyTreeSpec(*), PyTreeSpec((*, None))]'),
+    treespec_child: ('grove.treespec_child(spec, 0)', 'PyTreeSpec(*)'),
+    treespec_one_level: ('grove.treespec_one_level(spec)', "PyTreeSpec({'a': *, 'b': *})"),
+    treespec_transform: ('grove.treespec_transform(spec, f_leaf=lambda x: grove.treespec_none())',
+                         "PyTreeSpec({'a': None, 'b': (None, None)})"),
+    treespec_is_leaf: ('grove.treespec_is_leaf(spec)', 'False'),
+    treespec_is_strict_leaf: ('grove.treespec_is_strict_leaf(spec)', 'False'),
+    treespec_is_one_level: ('grove.treespec_is_one_level(spec)', 'False'),
+    treespec_is_prefix: ('grove.treespec_is_prefix(spec, spec)', 'True'),
+    treespec_is_suffix: ('grove.treespec_is_suffix(spec, spec)', 'True'),
+}
+for _f, (_call, _out) in _EXAMPLES.items():
+    _m = _f.__name__[len('treespec_'):]
+    _m = 'is_leaf(strict=True)' if _m == 'is_strict_leaf' else _m
+    _f.__doc__ = f"""treespec.{_m.split('(')[0]}(...) as a function (TreeSpec.{_m}).
+
+    Args:
+        treespec: the TreeSpec; the other arguments are the method's.
+
+    Returns:
+        What the method returns.
+
+    Example:
+        >>> spec = grove.tree_structure({{'a': 1, 'b': (2, None)}})
+        >>> {_call}
+        {_out}
+    """
+del _f, _call, _out, _m, _EXAMPLES
 
 
 # ---- TreeSpec methods ----
 
 
 def one_level(self, /):
-    """The root node with its children replaced by leaves (None for a leaf)."""
+    """The root node with its children replaced by leaves.
+
+    Returns:
+        A TreeSpec of one level, or None for a leaf.
+
+    Example:
+        >>> grove.tree_structure({'a': 1, 'b': (2, None)}).one_level()
+        PyTreeSpec({'a': *, 'b': *})
+    """
     if self.is_leaf():
         return None
     obj = self.unflatten(_marks(self.num_leaves))
@@ -263,13 +464,40 @@ def one_level(self, /):
 
 
 def is_one_level(self, /):
-    """Whether the root is a node whose children are all leaves."""
+    """Whether the root is a node whose children are all leaves.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> grove.tree_structure((1, 2)).is_one_level()
+        True
+        >>> grove.tree_structure((1, [2])).is_one_level()
+        False
+    """
     return not self.is_leaf() and all(c.is_leaf() for c in self.children())
 
 
 def transform(self, /, f_node=None, f_leaf=None):
     """A new structure: every leaf replaced by f_leaf(leaf), every node's one-level
-    structure by f_node(one_level) (which must keep its number of children)."""
+    structure by f_node(one_level) (which must keep its number of children).
+
+    Args:
+        f_node: TreeSpec -> TreeSpec for each node's one-level structure, or None.
+        f_leaf: TreeSpec -> TreeSpec for each leaf, or None.
+
+    Returns:
+        The new TreeSpec.
+
+    Raises:
+        TypeError: a function returned something other than a TreeSpec.
+        ValueError: f_node changed a node's number of children.
+
+    Example:
+        >>> spec = grove.tree_structure({'a': 1, 'b': (2, None)})
+        >>> spec.transform(f_leaf=lambda leaf: grove.treespec_none())
+        PyTreeSpec({'a': None, 'b': (None, None)})
+    """
     def go(spec):
         if spec.is_leaf():
             return f_leaf(spec) if f_leaf is not None else spec
@@ -291,7 +519,15 @@ def transform(self, /, f_node=None, f_leaf=None):
 
 
 def accessors(self, /):
-    """The accessor of every leaf, in leaf order."""
+    """The accessor of every leaf, in leaf order.
+
+    Returns:
+        A list of PyTreeAccessor.
+
+    Example:
+        >>> [a.codify('t') for a in grove.tree_structure({'a': [1]}).accessors()]
+        ["t['a'][0]"]
+    """
     out = []
     stack = [(self, ())]
     while stack:
@@ -324,13 +560,41 @@ def _index(index, count, what):
 
 
 def entry(self, index, /):
-    """The entry of the root's child index (negative: from the end)."""
+    """The entry (key, index or name) of the root's child number index.
+
+    Args:
+        index: an int; negative counts from the end.
+
+    Returns:
+        The entry.
+
+    Raises:
+        IndexError: index is out of range.
+
+    Example:
+        >>> grove.tree_structure({'a': 1, 'b': 2}).entry(1)
+        'b'
+    """
     entries = self.entries()
     return entries[_index(index, len(entries), 'Entry')]
 
 
 def child(self, index, /):
-    """The structure of the root's child index (negative: from the end)."""
+    """The structure of the root's child number index.
+
+    Args:
+        index: an int; negative counts from the end.
+
+    Returns:
+        A TreeSpec.
+
+    Raises:
+        IndexError: index is out of range.
+
+    Example:
+        >>> grove.tree_structure({'a': 1, 'b': (2, None)}).child(-1)
+        PyTreeSpec((*, None))
+    """
     return _c_child(self, _index(index, self.num_children, 'Child') % max(self.num_children, 1))
 
 
@@ -345,7 +609,24 @@ def _counted(self, leaves):
 
 def traverse(self, leaves, /, f_node=None, f_leaf=None):
     """Rebuild bottom-up from leaves, in traversal order: f_leaf on each leaf as it is met,
-    f_node on each node object made of its children's results."""
+    f_node on each node object made of its children's results.
+
+    Args:
+        leaves: num_leaves leaves, in leaf order.
+        f_node: called on each rebuilt node, or None (keep it).
+        f_leaf: called on each leaf, or None (keep it).
+
+    Returns:
+        f_node's result at the root (the rebuilt tree without f_node).
+
+    Raises:
+        ValueError: the number of leaves is not num_leaves.
+
+    Example:
+        >>> spec = grove.tree_structure([1, (2, 3)])
+        >>> spec.traverse([1, 2, 3], f_node=lambda node: sum(node), f_leaf=lambda x: x * 10)
+        60
+    """
     it = _counted(self, leaves)
 
     def go(spec):
@@ -359,7 +640,21 @@ def traverse(self, leaves, /, f_node=None, f_leaf=None):
 
 
 def walk(self, leaves, /, f_node=None, f_leaf=None):
-    """Like traverse, but f_node gets (node type, node data, children's results)."""
+    """Like traverse, but f_node gets (node type, node data, children's results).
+
+    Args:
+        leaves: num_leaves leaves, in leaf order.
+        f_node: f_node(type, metadata, children) for each node, or None (rebuild it).
+        f_leaf: called on each leaf, or None (keep it).
+
+    Returns:
+        f_node's result at the root (the rebuilt tree without f_node).
+
+    Example:
+        >>> spec = grove.tree_structure([1, (2, 3)])
+        >>> spec.walk([1, 2, 3], f_node=lambda t, m, kids: (t.__name__, kids))
+        ('list', (1, ('tuple', (2, 3))))
+    """
     it = _counted(self, leaves)
 
     def go(spec):
@@ -392,7 +687,22 @@ def _node_data(spec):
 
 def broadcast_to_common_suffix(self, other, /):
     """The structure both self and other broadcast to (each leaf of one standing for the
-    subtree the other has there)."""
+    subtree the other has there).
+
+    Args:
+        other: a TreeSpec.
+
+    Returns:
+        The common TreeSpec.
+
+    Raises:
+        ValueError: the structures have no common suffix.
+
+    Example:
+        >>> a = grove.tree_structure({'a': 1, 'b': (2, None)})
+        >>> a.broadcast_to_common_suffix(grove.tree_structure({'a': (1, 2), 'b': 0}))
+        PyTreeSpec({'a': (*, *), 'b': (*, None)})
+    """
     from grove._ops import _common
     if not isinstance(other, TreeSpec):
         raise TypeError(f'Expected a PyTreeSpec, got {other!r}.')

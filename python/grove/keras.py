@@ -74,10 +74,35 @@ _tree_flatten = operator.methodcaller('tree_flatten')
 
 
 def register_tree_node_class(cls):
-    """Register cls as a node in keras's namespace: ``obj.tree_flatten()``
-    gives ``(children, metadata)`` or ``(children, metadata, entries)`` and
-    ``cls.tree_unflatten(metadata, children)`` rebuilds it. Returns cls (so it
-    works as a decorator). A class registered twice is a ValueError."""
+    """keras.tree.register_tree_node_class: register cls as a node in keras's namespace.
+
+    ``obj.tree_flatten()`` gives ``(children, metadata)`` or ``(children, metadata,
+    entries)`` and ``cls.tree_unflatten(metadata, children)`` rebuilds it.
+
+    Args:
+        cls: the class, with both methods.
+
+    Returns:
+        cls (so it works as a decorator).
+
+    Raises:
+        TypeError: cls is not a class, or lacks one of the methods.
+        ValueError: cls is registered in keras's namespace already.
+
+    Example:
+        >>> @grove.keras.register_tree_node_class
+        ... class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        ...     def tree_flatten(self):
+        ...         return (self.a, self.b), None
+        ...     @classmethod
+        ...     def tree_unflatten(cls, metadata, children):
+        ...         return cls(*children)
+        >>> grove.keras.flatten([Pair(1, 2), 3])
+        [1, 2, 3]
+        >>> grove.unregister_pytree_node(Pair, namespace='keras') and None
+    """
     if not isinstance(cls, type):
         raise TypeError(f'register_tree_node_class: expected a class, got {cls!r}.')
     if not (callable(getattr(cls, 'tree_flatten', None))
@@ -89,8 +114,30 @@ def register_tree_node_class(cls):
 
 
 def assert_same_paths(a, b):
-    """ValueError unless a and b have the same set of leaf paths (container
-    types, order and leaf values do not matter)."""
+    """keras.tree.assert_same_paths: raise unless a and b have the same set of leaf paths
+    (container types, order and leaf values do not matter).
+
+    Args:
+        a: a nested structure.
+        b: another.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: the paths differ; the message lists those only in one of them.
+
+    Example:
+        >>> grove.keras.assert_same_paths({'x': 1, 'y': [2]}, {'y': (0,), 'x': 'a'})
+        >>> grove.keras.assert_same_paths({'x': 1}, {'y': 1})
+        Traceback (most recent call last):
+        ...
+        ValueError: `a` and `b` don't have the same paths.
+        Paths only in `a` (missing in `b`):
+        {('x',)}
+        Paths only in `b` (missing in `a`):
+        {('y',)}
+    """
     pa = set(grove.tree_paths(a, none_is_leaf=True, namespace=NAMESPACE))
     pb = set(grove.tree_paths(b, none_is_leaf=True, namespace=NAMESPACE))
     if pa == pb:

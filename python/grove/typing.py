@@ -91,7 +91,19 @@ class StructSequence(tuple, metaclass=_StructSequenceMeta):
 
 
 def is_namedtuple_class(cls):
-    """Whether cls is a namedtuple class (a tuple subclass with _fields and _make)."""
+    """Whether cls is a namedtuple class (a tuple subclass with _fields and _make).
+
+    Args:
+        cls: any object.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import collections; Point = collections.namedtuple('Point', 'x y')
+        >>> grove.is_namedtuple_class(Point), grove.is_namedtuple_class(Point(1, 2))
+        (True, False)
+    """
     return (isinstance(cls, type) and issubclass(cls, tuple)
             and isinstance(getattr(cls, '_fields', None), tuple)
             and all(type(f) is str for f in cls._fields)
@@ -99,17 +111,56 @@ def is_namedtuple_class(cls):
 
 
 def is_namedtuple_instance(obj):
-    """Whether obj is an instance of a namedtuple class."""
+    """Whether obj is an instance of a namedtuple class.
+
+    Args:
+        obj: any object.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import collections; Point = collections.namedtuple('Point', 'x y')
+        >>> grove.is_namedtuple_instance(Point(1, 2)), grove.is_namedtuple_instance((1, 2))
+        (True, False)
+    """
     return is_namedtuple_class(type(obj))
 
 
 def is_namedtuple(obj):
-    """Whether obj is a namedtuple class or an instance of one."""
+    """Whether obj is a namedtuple class or an instance of one.
+
+    Args:
+        obj: any object.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import collections; Point = collections.namedtuple('Point', 'x y')
+        >>> grove.is_namedtuple(Point), grove.is_namedtuple(Point(1, 2))
+        (True, True)
+    """
     return is_namedtuple_class(obj if isinstance(obj, type) else type(obj))
 
 
 def namedtuple_fields(obj):
-    """The field names of a namedtuple class or instance."""
+    """The field names of a namedtuple class or instance.
+
+    Args:
+        obj: a namedtuple class or instance.
+
+    Returns:
+        A tuple of str.
+
+    Raises:
+        TypeError: obj is neither.
+
+    Example:
+        >>> import collections
+        >>> grove.namedtuple_fields(collections.namedtuple('Point', 'x y'))
+        ('x', 'y')
+    """
     cls = obj if isinstance(obj, type) else type(obj)
     if not is_namedtuple_class(cls):
         if isinstance(obj, type):
@@ -120,7 +171,19 @@ def namedtuple_fields(obj):
 
 def is_structseq_class(cls):
     """Whether cls is a PyStructSequence class (a final tuple subclass with n_fields,
-    n_sequence_fields and n_unnamed_fields)."""
+    n_sequence_fields and n_unnamed_fields).
+
+    Args:
+        cls: any object.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import time
+        >>> grove.is_structseq_class(time.struct_time), grove.is_structseq_class(tuple)
+        (True, False)
+    """
     if not (isinstance(cls, type) and cls.__bases__ == (tuple,)):
         return False
     if not all(isinstance(getattr(cls, a, None), int)
@@ -134,17 +197,56 @@ def is_structseq_class(cls):
 
 
 def is_structseq_instance(obj):
-    """Whether obj is a PyStructSequence instance."""
+    """Whether obj is a PyStructSequence instance.
+
+    Args:
+        obj: any object.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import time
+        >>> grove.is_structseq_instance(time.gmtime(0))
+        True
+    """
     return is_structseq_class(type(obj))
 
 
 def is_structseq(obj):
-    """Whether obj is a PyStructSequence class or instance."""
+    """Whether obj is a PyStructSequence class or instance.
+
+    Args:
+        obj: any object.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import time
+        >>> grove.is_structseq(time.struct_time), grove.is_structseq((1, 2))
+        (True, False)
+    """
     return is_structseq_class(obj if isinstance(obj, type) else type(obj))
 
 
 def structseq_fields(obj):
-    """The names of a PyStructSequence's sequence fields ('unnamed field' for unnamed ones)."""
+    """The names of a PyStructSequence's sequence fields ('unnamed field' for unnamed ones).
+
+    Args:
+        obj: a PyStructSequence class or instance.
+
+    Returns:
+        A tuple of str.
+
+    Raises:
+        TypeError: obj is neither.
+
+    Example:
+        >>> import sys
+        >>> grove.structseq_fields(sys.float_info)[:3]
+        ('max', 'max_exp', 'max_10_exp')
+    """
     cls = obj if isinstance(obj, type) else type(obj)
     if not is_structseq_class(cls):
         if isinstance(obj, type):

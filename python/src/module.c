@@ -26,28 +26,201 @@
 
 #include <string.h>
 
+/* The docstrings: a text signature (for inspect.signature) on the first line, then the
+ * parameters, the return value, what is raised and an example (run as doctests by
+ * tests/python/test_doctests.py). */
+PyDoc_STRVAR(
+    doc_tree_flatten,
+    "tree_flatten($module, /, tree, is_leaf=None, *, none_is_leaf=False, namespace='')\n--\n\n"
+    "Flatten a pytree into its leaves and its structure.\n\n"
+    "Leaves come in traversal order: sequences by index, dicts by sorted key (in insertion\n"
+    "order when the keys do not sort), OrderedDicts by insertion order.\n\n"
+    "Args:\n"
+    "    tree: the pytree to flatten.\n"
+    "    is_leaf: a predicate called on every subtree; where it returns true, the subtree\n"
+    "        is a leaf. None (the default): only non-containers are leaves.\n"
+    "    none_is_leaf: whether None is a leaf (default: a node without children).\n"
+    "    namespace: the registry namespace of custom node types ('' is the global one).\n\n"
+    "Returns:\n"
+    "    (leaves, treespec): the list of leaves and the TreeSpec of the structure, such\n"
+    "    that tree_unflatten(treespec, leaves) rebuilds the tree.\n\n"
+    "Raises:\n"
+    "    TypeError: is_leaf is not callable, or namespace is not a str.\n"
+    "    RecursionError: the tree contains itself (a cycle), naming its path.\n\n"
+    "Example:\n"
+    "    >>> leaves, spec = grove.tree_flatten({'b': (2, [3, 4]), 'a': 1, 'c': None})\n"
+    "    >>> leaves\n"
+    "    [1, 2, 3, 4]\n"
+    "    >>> spec\n"
+    "    PyTreeSpec({'a': *, 'b': (*, [*, *]), 'c': None})\n"
+    "    >>> grove.tree_flatten([1, None], none_is_leaf=True)[0]\n"
+    "    [1, None]\n");
+
+PyDoc_STRVAR(
+    doc_tree_leaves,
+    "tree_leaves($module, /, tree, is_leaf=None, *, none_is_leaf=False, namespace='')\n--\n\n"
+    "The leaves of a pytree, in traversal order (tree_flatten's first result).\n\n"
+    "Args:\n"
+    "    tree: the pytree.\n"
+    "    is_leaf: a predicate making the subtrees it accepts leaves, or None.\n"
+    "    none_is_leaf: whether None is a leaf.\n"
+    "    namespace: the registry namespace of custom node types.\n\n"
+    "Returns:\n"
+    "    The list of leaves.\n\n"
+    "Raises:\n"
+    "    TypeError: is_leaf is not callable, or namespace is not a str.\n"
+    "    RecursionError: the tree contains itself.\n\n"
+    "Example:\n"
+    "    >>> grove.tree_leaves({'x': [1, 2], 'y': (3, None)})\n"
+    "    [1, 2, 3]\n"
+    "    >>> grove.tree_leaves([1, (2, 3)], is_leaf=lambda x: isinstance(x, tuple))\n"
+    "    [1, (2, 3)]\n");
+
+PyDoc_STRVAR(doc_tree_structure,
+             "tree_structure($module, /, tree, is_leaf=None, *, none_is_leaf=False, namespace='')\n"
+             "--\n\n"
+             "The structure of a pytree (tree_flatten's second result).\n\n"
+             "Args:\n"
+             "    tree: the pytree.\n"
+             "    is_leaf: a predicate making the subtrees it accepts leaves, or None.\n"
+             "    none_is_leaf: whether None is a leaf.\n"
+             "    namespace: the registry namespace of custom node types.\n\n"
+             "Returns:\n"
+             "    The TreeSpec: interned, so == and hash() take O(1).\n\n"
+             "Raises:\n"
+             "    TypeError: is_leaf is not callable, or namespace is not a str.\n"
+             "    RecursionError: the tree contains itself.\n\n"
+             "Example:\n"
+             "    >>> spec = grove.tree_structure((1, {'k': [2, 3]}))\n"
+             "    >>> spec\n"
+             "    PyTreeSpec((*, {'k': [*, *]}))\n"
+             "    >>> spec.num_leaves\n"
+             "    3\n"
+             "    >>> spec == grove.tree_structure(('a', {'k': ['b', 'c']}))\n"
+             "    True\n");
+
+PyDoc_STRVAR(doc_tree_unflatten,
+             "tree_unflatten($module, /, treespec, leaves)\n--\n\n"
+             "Build a pytree of the structure treespec from leaves (tree_flatten's inverse).\n\n"
+             "Args:\n"
+             "    treespec: the structure, a TreeSpec.\n"
+             "    leaves: an iterable of exactly treespec.num_leaves leaves, in leaf order.\n\n"
+             "Returns:\n"
+             "    A new tree of the structure with the leaves in its leaf positions.\n\n"
+             "Raises:\n"
+             "    TypeError: treespec is not a TreeSpec, or leaves is not iterable.\n"
+             "    ValueError: there are too few or too many leaves.\n\n"
+             "Example:\n"
+             "    >>> leaves, spec = grove.tree_flatten({'a': 1, 'b': (2, 3)})\n"
+             "    >>> grove.tree_unflatten(spec, [x * 10 for x in leaves])\n"
+             "    {'a': 10, 'b': (20, 30)}\n"
+             "    >>> grove.tree_unflatten(spec, [1])\n"
+             "    Traceback (most recent call last):\n"
+             "    ...\n"
+             "    ValueError: Too few leaves for PyTreeSpec; expected: 3, got: 1.\n");
+
+PyDoc_STRVAR(doc_tree_map,
+             "tree_map($module, func, tree, /, *rests, is_leaf=None, none_is_leaf=False, "
+             "namespace='')\n--\n\n"
+             "Map func over the leaves of tree (and of the trees in rests, leaf by leaf).\n\n"
+             "Args:\n"
+             "    func: called as func(leaf, *leaves_of_rests) at every leaf of tree.\n"
+             "    tree: the pytree whose structure the result has.\n"
+             "    *rests: more pytrees, each with tree's structure or one it is a prefix of; func\n"
+             "        gets their subtree at each of tree's leaves.\n"
+             "    is_leaf: a predicate making the subtrees it accepts leaves, or None.\n"
+             "    none_is_leaf: whether None is a leaf (then func is called on it).\n"
+             "    namespace: the registry namespace of custom node types.\n\n"
+             "Returns:\n"
+             "    A new tree of tree's structure holding func's results.\n\n"
+             "Raises:\n"
+             "    ValueError: a tree in rests does not have tree's structure (the message starts\n"
+             "        with the path where they differ).\n"
+             "    TypeError: is_leaf is not callable, or namespace is not a str.\n"
+             "    Whatever func raises.\n\n"
+             "Example:\n"
+             "    >>> grove.tree_map(lambda x: x * 2, {'a': 1, 'b': (2, None)})\n"
+             "    {'a': 2, 'b': (4, None)}\n"
+             "    >>> grove.tree_map(lambda x, y: x + y, [1, (2, 3)], [10, (20, 30)])\n"
+             "    [11, (22, 33)]\n");
+
+PyDoc_STRVAR(
+    doc_canonicalize,
+    "canonicalize($module, /, tree)\n--\n\n"
+    "Every dict and defaultdict in tree, at every level, in sorted-key insertion order.\n\n"
+    "Args:\n"
+    "    tree: the pytree (None a leaf, keras's namespace).\n\n"
+    "Returns:\n"
+    "    (tree, changed): the tree, rebuilt where a dict was out of order; the very same\n"
+    "    object, with changed False, when nothing was.\n\n"
+    "Raises:\n"
+    "    RecursionError: the tree contains itself.\n\n"
+    "Example:\n"
+    "    >>> grove.canonicalize({'b': 1, 'a': {'d': 1, 'c': 2}})\n"
+    "    ({'a': {'c': 2, 'd': 1}, 'b': 1}, True)\n"
+    "    >>> t = {'a': 1}\n"
+    "    >>> grove.canonicalize(t)[0] is t\n"
+    "    True\n");
+
+PyDoc_STRVAR(doc_memory_stats,
+             "memory_stats($module, /)\n--\n\n"
+             "What the interned structures use now.\n\n"
+             "Returns:\n"
+             "    A dict of counters: 'generations' (live), 'limit' and 'bytes_used' (bytes),\n"
+             "    'nodes', the current generation's 'current_*' counts and the caches' sizes.\n\n"
+             "Example:\n"
+             "    >>> stats = grove.memory_stats()\n"
+             "    >>> stats['limit'] > 0 and stats['generations'] >= 1\n"
+             "    True\n");
+
+PyDoc_STRVAR(doc_set_memory_limit,
+             "set_memory_limit($module, limit, /)\n--\n\n"
+             "Set the memory budget of a generation of structures and start a new one.\n\n"
+             "Args:\n"
+             "    limit: the budget in bytes (an int > 0).\n\n"
+             "Returns:\n"
+             "    The previous limit.\n\n"
+             "Raises:\n"
+             "    TypeError: limit is not an int.\n"
+             "    ValueError: limit is under 65536 bytes.\n\n"
+             "Example:\n"
+             "    >>> old = grove.set_memory_limit(1 << 30)\n"
+             "    >>> grove.set_memory_limit(old)\n"
+             "    1073741824\n");
+
+PyDoc_STRVAR(doc_set_output_limit,
+             "set_output_limit($module, limit, /)\n--\n\n"
+             "Bound what repr() and TreeSpec.paths() write out (in characters or items).\n\n"
+             "Args:\n"
+             "    limit: the bound (an int >= 0; 0: none).\n\n"
+             "Returns:\n"
+             "    The previous limit.\n\n"
+             "Raises:\n"
+             "    TypeError: limit is not an int.\n"
+             "    ValueError: limit is negative.\n\n"
+             "Example:\n"
+             "    >>> old = grove.set_output_limit(0)\n"
+             "    >>> grove.set_output_limit(old)\n"
+             "    0\n");
+
 static PyMethodDef module_methods[] = {
     {"tree_flatten", (PyCFunction)(void (*)(void))py_tree_flatten, METH_FASTCALL | METH_KEYWORDS,
-     "tree_flatten(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> (leaves, spec)"},
+     doc_tree_flatten},
     {"tree_leaves", (PyCFunction)(void (*)(void))py_tree_leaves, METH_FASTCALL | METH_KEYWORDS,
-     "tree_leaves(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> leaves"},
+     doc_tree_leaves},
     {"tree_structure", (PyCFunction)(void (*)(void))py_tree_structure,
-     METH_FASTCALL | METH_KEYWORDS,
-     "tree_structure(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> spec"},
+     METH_FASTCALL | METH_KEYWORDS, doc_tree_structure},
     {"tree_unflatten", (PyCFunction)(void (*)(void))py_tree_unflatten,
-     METH_FASTCALL | METH_KEYWORDS, "tree_unflatten(treespec, leaves) -> tree"},
+     METH_FASTCALL | METH_KEYWORDS, doc_tree_unflatten},
     {"tree_map", (PyCFunction)(void (*)(void))py_tree_map, METH_FASTCALL | METH_KEYWORDS,
-     "tree_map(func, tree, *rests, is_leaf=None, none_is_leaf=False, namespace='')"},
+     doc_tree_map},
     {"canonicalize", (PyCFunction)(void (*)(void))py_canonicalize, METH_FASTCALL | METH_KEYWORDS,
-     "canonicalize(tree) -> (tree, changed)"},
+     doc_canonicalize},
     {"_is_leaf", (PyCFunction)(void (*)(void))py_is_leaf, METH_FASTCALL | METH_KEYWORDS,
      "_is_leaf(tree, is_leaf=None, *, none_is_leaf=False, namespace='') -> kind"},
-    {"memory_stats", py_memory_stats, METH_NOARGS, "memory_stats() -> dict"},
-    {"set_memory_limit", py_set_memory_limit, METH_O,
-     "set_memory_limit(bytes) -> the previous limit; starts a new generation"},
-    {"set_output_limit", py_set_output_limit, METH_O,
-     "set_output_limit(n) -> the previous limit (0: none); repr() and paths() refuse output "
-     "larger than n"},
+    {"memory_stats", py_memory_stats, METH_NOARGS, doc_memory_stats},
+    {"set_memory_limit", py_set_memory_limit, METH_O, doc_set_memory_limit},
+    {"set_output_limit", py_set_output_limit, METH_O, doc_set_output_limit},
     {"_setup", py_setup, METH_VARARGS, NULL},
     {"_registry_changed", py_registry_changed, METH_NOARGS, NULL},
     {"_handle_object", py_handle_object, METH_VARARGS, NULL},

@@ -440,20 +440,118 @@ static PyGetSetDef spec_getset[] = {
     {"type", spec_type, NULL, "the root's type (None for a leaf)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
+/* The methods' docstrings: a text signature first (inspect.signature), then parameters,
+ * result, errors and an example (doctests: tests/python/test_doctests.py). */
+PyDoc_STRVAR(doc_spec_children,
+             "children($self, /)\n--\n\n"
+             "The structures of the root's children, in traversal order.\n\n"
+             "Returns:\n"
+             "    A list of num_children TreeSpecs (empty for a leaf or None).\n\n"
+             "Example:\n"
+             "    >>> grove.tree_structure({'a': 1, 'b': (2, None)}).children()\n"
+             "    [PyTreeSpec(*), PyTreeSpec((*, None))]\n");
+
+PyDoc_STRVAR(doc_spec_child, "child($self, index, /)\n--\n\n"
+                             "The structure of the root's child number index.\n\n"
+                             "Args:\n"
+                             "    index: an int; negative counts from the end.\n\n"
+                             "Returns:\n"
+                             "    A TreeSpec.\n\n"
+                             "Raises:\n"
+                             "    IndexError: index is out of range.\n\n"
+                             "Example:\n"
+                             "    >>> grove.tree_structure({'a': 1, 'b': (2, None)}).child(1)\n"
+                             "    PyTreeSpec((*, None))\n");
+
+PyDoc_STRVAR(doc_spec_is_leaf,
+             "is_leaf($self, /, strict=True)\n--\n\n"
+             "Whether the structure is a single leaf.\n\n"
+             "Args:\n"
+             "    strict: if false, a structure without children (None, (), []) counts too.\n\n"
+             "Returns:\n"
+             "    A bool.\n\n"
+             "Example:\n"
+             "    >>> grove.tree_structure(1).is_leaf()\n"
+             "    True\n"
+             "    >>> spec = grove.tree_structure(None)\n"
+             "    >>> spec.is_leaf(), spec.is_leaf(strict=False)\n"
+             "    (False, True)\n");
+
+PyDoc_STRVAR(doc_spec_unflatten,
+             "unflatten($self, leaves, /)\n--\n\n"
+             "Build a tree of this structure from leaves (grove.tree_unflatten(self, leaves)).\n\n"
+             "Args:\n"
+             "    leaves: an iterable of exactly num_leaves leaves, in leaf order.\n\n"
+             "Returns:\n"
+             "    A new tree.\n\n"
+             "Raises:\n"
+             "    ValueError: there are too few or too many leaves.\n\n"
+             "Example:\n"
+             "    >>> grove.tree_structure({'a': 1, 'b': (2, None)}).unflatten('xy')\n"
+             "    {'a': 'x', 'b': ('y', None)}\n");
+
+PyDoc_STRVAR(doc_spec_flatten_up_to,
+             "flatten_up_to($self, tree, /)\n--\n\n"
+             "Flatten tree down to this structure's leaves: the subtrees of tree there.\n\n"
+             "Args:\n"
+             "    tree: a pytree with this structure, or one this structure is a prefix of.\n\n"
+             "Returns:\n"
+             "    The list of num_leaves subtrees of tree, in leaf order.\n\n"
+             "Raises:\n"
+             "    ValueError: tree does not match the structure (the message names the path).\n\n"
+             "Example:\n"
+             "    >>> spec = grove.tree_structure({'a': 1, 'b': (2, None)})\n"
+             "    >>> spec.flatten_up_to({'a': [1, 2], 'b': ('x', None)})\n"
+             "    [[1, 2], 'x']\n");
+
+PyDoc_STRVAR(doc_spec_paths,
+             "paths($self, /)\n--\n\n"
+             "The path of every leaf, in leaf order.\n\n"
+             "Returns:\n"
+             "    A list of tuples of entries (indices, keys, attribute names).\n\n"
+             "Raises:\n"
+             "    ValueError: the output would be over grove.set_output_limit's bound.\n\n"
+             "Example:\n"
+             "    >>> grove.tree_structure({'a': 1, 'b': (2, [3])}).paths()\n"
+             "    [('a',), ('b', 0), ('b', 1, 0)]\n");
+
+PyDoc_STRVAR(doc_spec_fingerprint,
+             "fingerprint($self, /)\n--\n\n"
+             "A stable content hash of the structure: equal structures have equal fingerprints in\n"
+             "every process (dict insertion order is not part of it).\n\n"
+             "Returns:\n"
+             "    16 bytes.\n\n"
+             "Example:\n"
+             "    >>> a = grove.tree_structure({'a': 1, 'b': 2})\n"
+             "    >>> a.fingerprint() == grove.tree_structure({'b': 0, 'a': 0}).fingerprint()\n"
+             "    True\n"
+             "    >>> len(a.fingerprint())\n"
+             "    16\n");
+
 static PyMethodDef spec_methods[] = {
-    {"children", spec_children, METH_NOARGS, "the child structures, in traversal order"},
-    {"child", spec_child, METH_O, "child(i): the i-th child structure"},
+    {"children", spec_children, METH_NOARGS, doc_spec_children},
+    {"child", spec_child, METH_O, doc_spec_child},
     {"is_leaf", (PyCFunction)(void (*)(void))spec_is_leaf, METH_FASTCALL | METH_KEYWORDS,
-     "is_leaf(strict=True)"},
-    {"unflatten", spec_unflatten, METH_O, "unflatten(leaves) -> tree"},
-    {"flatten_up_to", spec_flatten_up_to, METH_O, "flatten_up_to(tree) -> list of subtrees"},
-    {"paths", spec_paths, METH_NOARGS, "the path of every leaf, in leaf order"},
-    {"fingerprint", spec_fingerprint, METH_NOARGS,
-     "16 bytes: a stable content hash of the structure (dict insertion order ignored)"},
+     doc_spec_is_leaf},
+    {"unflatten", spec_unflatten, METH_O, doc_spec_unflatten},
+    {"flatten_up_to", spec_flatten_up_to, METH_O, doc_spec_flatten_up_to},
+    {"paths", spec_paths, METH_NOARGS, doc_spec_paths},
+    {"fingerprint", spec_fingerprint, METH_NOARGS, doc_spec_fingerprint},
     {"_info", spec_info, METH_NOARGS, NULL},
     {"_hash64", spec_hash64, METH_NOARGS, NULL},
     {"__len__", spec_len, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
+
+PyDoc_STRVAR(doc_spec_type,
+             "The structure of a pytree, interned: equal structures are one node, so == and\n"
+             "hash() take O(1). Made by grove.tree_structure / tree_flatten and the treespec_*\n"
+             "functions, never directly.\n\n"
+             "Example:\n"
+             "    >>> spec = grove.tree_structure({'a': 1, 'b': (2, None)})\n"
+             "    >>> spec.num_leaves, spec.num_nodes, spec.num_children\n"
+             "    (2, 5, 2)\n"
+             "    >>> spec == grove.tree_structure({'b': ('x', None), 'a': 'y'})\n"
+             "    True\n");
 
 static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
                                    {Py_tp_repr, (void *)spec_repr},
@@ -462,7 +560,7 @@ static PyType_Slot spec_slots[] = {{Py_tp_dealloc, (void *)spec_dealloc},
                                    {Py_tp_getset, (void *)spec_getset},
                                    {Py_tp_methods, (void *)spec_methods},
                                    {Py_sq_length, (void *)spec_sq_len},
-                                   {Py_tp_doc, (void *)"The structure of a pytree (interned)."},
+                                   {Py_tp_doc, (void *)doc_spec_type},
                                    {0, NULL}};
 
 PyType_Spec spec_type_spec = {

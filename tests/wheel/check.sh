@@ -69,6 +69,11 @@ done < <(find "$work/unpacked" -name '*.so*' -type f)
 grep -q '^libxxhash-.*\.so' <<<"$bundled" || fail "libxxhash not in grove_pytree.libs: $bundled"
 if grep -q mimalloc <<<"$bundled"; then fail "mimalloc in the wheel: $bundled"; fi
 echo "ok: $nso shared objects; they need only the policy's libraries and grove_pytree.libs ($(tr '\n' ' ' <<<"$bundled"))"
+# the types: py.typed (PEP 561) and the stubs
+for f in py.typed __init__.pyi accessors.pyi keras.pyi; do
+  [ -f "$work/unpacked/grove/$f" ] || fail "the wheel lacks grove/$f"
+done
+echo "ok: the wheel has grove/py.typed and the stubs"
 
 # 3. a fresh venv with the wheel alone
 "$py" -m venv "$work/venv"
