@@ -95,6 +95,13 @@ def _nt_class(arity):
     return cls
 
 
+def __getattr__(name):
+    """grove._mutate.MutantN, made on first use (so that pickles of them load anywhere)."""
+    if name.startswith('Mutant') and name[6:].isdigit() and int(name[6:]) <= _MAX_NT_ARITY:
+        return _nt_class(int(name[6:]))
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
 class _N:
     """A node of the private copy. k: kind; v: the leaf, a defaultdict's factory, a deque's
     maxlen, a namedtuple's or structseq's class, or (class, metadata, unflatten) of a
@@ -212,6 +219,7 @@ class _Mutator:
                  namespace, json):
         self.rng = random.Random(seed * 2 if seed >= 0 else -seed * 2 - 1)
         self.kinds, self.max_nodes, self.max_depth = kinds, max_nodes, max_depth
+        self.restricted = len(kinds) < len(MUTATIONS)
         self.max_leaf = max_leaf_size
         self.is_leaf, self.none_is_leaf, self.namespace, self.json = (is_leaf, none_is_leaf,
                                                                      namespace, json)
@@ -372,6 +380,8 @@ class _Mutator:
             out = (v or '')[:i] + r.choice(_CODEPOINTS) + (v or '')[i:]
         if not self._fits(out):
             out = out[:self.max_leaf]
+        if self.json:  # a surrogate pair is one code point in JSON text: make it one here
+            out = out.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass')
         return out
 
     def new_bytes(self, v=None):
@@ -493,7 +503,12 @@ class _Mutator:
         if k != _LEAF:
             out.append('container-kind')
         if k in _DICTS and n.kids:
-            out += ['key-rename', 'key-collide'] + (['key-order'] if len(n.kids) > 1 else [])
+            out += ['key-rename'] + (['key-order'] if len(n.kids) > 1 else [])
+        if (k in _DICTS and any(map(_twins, n.keys))) or (not top and p.k in _DICTS
+                                                          and _twins(p.keys[e[2]])):
+            out.append('key-collide')
+        if not top and p.k in _DICTS and 'key-rename' not in out:
+            out.append('key-rename')
         out.append('deepen')
         if n.kids:
             out.append('flatten')
@@ -508,7 +523,14 @@ class _Mutator:
         for _ in range(_MAX_TRIES):
             holder = _copy(rep)
             entries = _walk(holder)
-            x = r.randrange(len(entries))
+            if self.restricted:  # a node where a kind of the few applies
+                xs = [y for y in range(len(entries))
+                      if self.options(entries[y], entries, holder, other)]
+                if not xs:
+                    return None, None
+                x = r.choice(xs)
+            else:
+                x = r.randrange(len(entries))
             opts = self.options(entries[x], entries, holder, other)
             if not opts:
                 continue
@@ -580,7 +602,8 @@ class _Mutator:
             except Exception:
                 pass
         cands = [c for c in cands if type(c) is not type(v)
-                 and (not self.json or type(c) is not float or math.isfinite(c))]
+                 and (not self.json or type(c) is not float or math.isfinite(c))
+                 and (type(c) not in (str, bytes) or self._fits(c))]
         entries[x][0].v = r.choice(cands)
         return True
 
@@ -692,10 +715,17 @@ class _Mutator:
         n.keys[j] = new
         return True
 
+    def _key_site(self, x, entries, ok=lambda k: True):
+        """(dict, index) of a key of the dict at x, or else of x's own key in its parent."""
+        n, p, i, _ = entries[x]
+        js = [j for j in range(len(n.keys)) if ok(n.keys[j])] if n.k in _DICTS else []
+        if js and (p.k not in _DICTS or x == 0 or self.rng.random() < 0.5 or not ok(p.keys[i])):
+            return n, self.rng.choice(js)
+        return p, i
+
     def m_key_rename(self, x, entries, _o):
         r = self.rng
-        n = entries[x][0]
-        j = r.randrange(len(n.keys))
+        n, j = self._key_site(x, entries)
         old = n.keys[j]
         c = r.randrange(3)
         if c == 0:
@@ -714,13 +744,8 @@ class _Mutator:
     def m_key_collide(self, x, entries, _o):
         if self.json:
             return False
-        r = self.rng
-        n = entries[x][0]
-        js = [j for j in range(len(n.keys)) if _twins(n.keys[j])]
-        if not js:
-            return False
-        j = r.choice(js)
-        twin = r.choice(_twins(n.keys[j]))
+        n, j = self._key_site(x, entries, _twins)
+        twin = self.rng.choice(_twins(n.keys[j]))
         if any(_eq(twin, o) for i, o in enumerate(n.keys) if i != j):
             return False
         n.keys[j] = twin
@@ -828,7 +853,7 @@ def mutate(tree, seed, other=None, *, kinds=None, max_nodes=1000, max_depth=32,
     m = _Mutator(seed, kind_set, max_nodes, max_depth, max_leaf_size, is_leaf,
                  bool(none_is_leaf), ns, bool(json))
     holder, cut = m.load(tree)
-    donor = m.load(other)[0].kids[0] if other is not None else None
+    donor = m.load(other)[0] if other is not None else None
     if cut:
         result, kind = holder.kids[0], 'shrink'
     else:
