@@ -10,7 +10,9 @@ never a crash, a hang or unbounded memory.
 The named tests are the issue's reproducers, each in a child process with a
 time and an address-space limit (a crash shows as a signal, not as a dead
 test run). test_fuzz_hostile runs the hypothesis strategies in such a child:
-GROVE_HOSTILE_EXAMPLES sets its examples per strategy (derandomized)."""
+GROVE_HOSTILE_EXAMPLES sets its examples per strategy (derandomized);
+test_fuzz_hostile_mutated runs the same calls on trees grove.mutate makes of them
+(GROVE_HOSTILE_MUTATED_EXAMPLES generated trees, two mutants each)."""
 
 import os
 import subprocess
@@ -519,5 +521,14 @@ def test_fuzz_hostile():
     out = run_child(f'''
         import hostile_fuzz
         hostile_fuzz.main({n})
+    ''', timeout=900, mem=4 << 30)
+    assert out.strip().endswith('ok'), out
+
+
+def test_fuzz_hostile_mutated():
+    n = int(os.environ.get('GROVE_HOSTILE_MUTATED_EXAMPLES', '30'))
+    out = run_child(f'''
+        import hostile_fuzz
+        hostile_fuzz.main({n}, mutants_per_tree=2)
     ''', timeout=900, mem=4 << 30)
     assert out.strip().endswith('ok'), out
