@@ -68,16 +68,10 @@ _CODEPOINTS = ('\x00', '\x01', '\x08', '\x1b', '\x1f', '\x7f', '\x80', '\x85', '
 _STRS = ('', ' ', '0', '-0', '1', '1.0', '1e400', '-1e400', 'NaN', 'nan', 'Infinity', '-inf',
          'null', 'None', 'true', 'True', '__proto__', '__class__', '__init__', '\ud83d\ude00',
          '\U0001f600', 'e\u0301', '\ud800', '\x00', '%s%n%x', '../../etc', '${x}', '\u202eabc',
-         'a' * 64, '\U0010ffff' * 3, '\r\n', '\\u0000', '0x10', '١٢٣')
+         'a' * 64, '\U0010ffff' * 3, '\r\n', '\\u0000', '0x10', '\u0661\u0662\u0663')
 _BYTES = (b'', b'\x00', b'\xff', b'\xff' * 8, b'\x7f', b'\x80', b'\xc3\x28', b'\xed\xa0\x80',
           b'\xef\xbb\xbf', b'\xf4\x90\x80\x80', b'\xc0\x80', b'0', b'\x00' * 16, b'GRV\x01')
 _INTERESTING_BYTES = (0, 1, 0x7F, 0x80, 0xFF, 0x20, 0x22, 0x5C, 0xC0, 0xED, 0xF4)
-
-
-def _nextafter(x, toward):
-    if hasattr(math, 'nextafter'):
-        return math.nextafter(x, toward)
-    return x
 
 
 # namedtuple classes for container-kind, one per arity (module attributes, so that a
@@ -151,15 +145,6 @@ def _measure(entries, start=0, end=None):
         if n.kids is not None and d - base + 1 > depth:
             depth = d - base + 1
     return end - start, depth
-
-
-def _span(entries, x):
-    """The end of the subtree of entries[x]."""
-    d = entries[x][3]
-    y = x + 1
-    while y < len(entries) and entries[y][3] > d:
-        y += 1
-    return y
 
 
 def _spans(entries):
@@ -340,17 +325,23 @@ class _Mutator:
             out = (1 << max(0, v.bit_length() - r.choice((0, 1)))) * r.choice((1, -1))
         return out
 
+    @staticmethod
+    def new_bool(v):
+        return not v
+
     def new_float(self, v=None):
         r = self.rng
         c = r.randrange(7) if v is not None else 0
         if c <= 2:
             out = r.choice(_FLOATS)
         elif c == 3:
-            out = _nextafter(v, r.choice((math.inf, -math.inf)))
+            out = math.nextafter(v, r.choice((math.inf, -math.inf)))
         elif c == 4:
             out = _bits_float(_float_bits(v) ^ (1 << r.randrange(64)))
         else:
             out = r.choice((v * 2, v / 2, -v))
+        if self.json and not math.isfinite(out):  # (JSON has no NaN nor inf)
+            out = r.choice((0.5, -0.0, 1e300, 5e-324, sys.float_info.max))
         return out
 
     def new_str(self, v=None):
@@ -411,21 +402,11 @@ class _Mutator:
 
     def new_scalar(self):
         r = self.rng
-        c = r.randrange(6 if self.json else 7)
-        if c == 0:
-            return self.new_int()
-        if c == 1:
-            f = self.new_float()
-            return f if not self.json or math.isfinite(f) else 0.5
-        if c == 2:
-            return self.new_str()
-        if c == 3:
-            return r.random() < 0.5
-        if c == 4:
-            return None
-        if c == 5:
-            return r.choice((0, 1, -1, '', 'a', 1.5))
-        return self.new_bytes()
+        make = r.choice((self.new_int, self.new_float, self.new_str, r.random, None, None)
+                        + (() if self.json else (self.new_bytes,)))
+        if make is None:
+            return r.choice((None, True, False, 0, 1, -1, '', 'a', 1.5))
+        return make() if make is not r.random else r.random() < 0.5
 
     def new_key(self, keys, avoid=()):
         """A key equal to none of keys (the json option: a str)."""
@@ -536,7 +517,10 @@ class _Mutator:
                 continue
             weights = [4 if m in _LEAF_KINDS else 1 for m in opts]
             kind = r.choices(opts, weights)[0]
-            if not getattr(self, 'm_' + kind.replace('-', '_'))(x, entries, other_entries):
+            if kind in ('int', 'float', 'str', 'bytes', 'bool'):
+                if not self.leaf(kind, entries[x][0]):
+                    continue
+            elif not getattr(self, 'm_' + kind.replace('-', '_'))(x, entries, other_entries):
                 continue
             nodes, depth = _measure(_walk(holder))
             if nodes <= self.max_nodes and depth <= self.max_depth:
@@ -545,38 +529,17 @@ class _Mutator:
 
     @staticmethod
     def _put(e, new):
-        n, p, i = e[0], e[1], e[2]
-        p.kids[i] = new
+        e[1].kids[e[2]] = new
 
-    def _leaf(self, x, entries, make, check=None):
-        n = entries[x][0]
-        new = make(n.v)
-        if check is not None and not check(new):
+    def leaf(self, kind, n):
+        """n's leaf changed by its type (int, float, str, bytes, bool); whether it changed."""
+        new = getattr(self, 'new_' + kind)(n.v)
+        if type(new) is float and _float_bits(new) == _float_bits(n.v):
             return False
-        if type(new) is type(n.v):
-            if type(new) is float:
-                if _float_bits(new) == _float_bits(n.v):
-                    return False
-            elif new == n.v:
-                return False
+        if type(new) is not float and new == n.v:
+            return False
         n.v = new
         return True
-
-    def m_int(self, x, entries, _o):
-        return self._leaf(x, entries, self.new_int)
-
-    def m_float(self, x, entries, _o):
-        return self._leaf(x, entries, self.new_float,
-                          (lambda f: math.isfinite(f)) if self.json else None)
-
-    def m_str(self, x, entries, _o):
-        return self._leaf(x, entries, self.new_str)
-
-    def m_bytes(self, x, entries, _o):
-        return self._leaf(x, entries, self.new_bytes)
-
-    def m_bool(self, x, entries, _o):
-        return self._leaf(x, entries, lambda b: not b)
 
     def m_none(self, x, entries, _o):
         r = self.rng
@@ -607,19 +570,16 @@ class _Mutator:
         entries[x][0].v = r.choice(cands)
         return True
 
-    def m_insert(self, x, entries, _o, sub=None):
+    def m_insert(self, x, entries, _o):
         r = self.rng
         n = entries[x][0]
-        if sub is None:
-            c = r.random()
-            if c < 0.5:
-                sub = _N(_LEAF, self.new_scalar())
-            elif c < 0.7:
-                sub = self.new_container(r.choice(self.container_kinds()), [])
-                if sub is None:
-                    return False
-            else:
-                sub = _copy(entries[r.randrange(len(entries))][0])
+        c = r.random()
+        if c < 0.5:
+            sub = _N(_LEAF, self.new_scalar())
+        elif c < 0.7:
+            sub = self.new_container(r.choice(self.container_kinds()), [])
+        else:
+            sub = _copy(entries[r.randrange(len(entries))][0])
         return self._insert_into(n, sub, r.randint(0, len(n.kids)))
 
     def _insert_into(self, n, sub, i, key=None):
@@ -663,16 +623,14 @@ class _Mutator:
     def m_move(self, x, entries, _o):
         r = self.rng
         n, p, i, _ = entries[x]
-        end = _span(entries, x)
+        end = _spans(entries)[x]
         cands = [y for y in range(len(entries)) if (y < x or y >= end)
                  and entries[y][0].k in _VAR]
         if not cands:
             return False
         q = entries[r.choice(cands)][0]
         key = p.keys[i] if p.keys is not None else None
-        del p.kids[i]
-        if p.keys is not None:
-            del p.keys[i]
+        self.m_delete(x, entries, None)
         return self._insert_into(q, n, r.randint(0, len(q.kids)), key) and (q is not p
                                                                              or len(q.kids) > 1)
 
@@ -754,7 +712,7 @@ class _Mutator:
     def m_deepen(self, x, entries, _o):
         r = self.rng
         e = entries[x]
-        end = _span(entries, x)
+        end = _spans(entries)[x]
         nodes, depth = _measure(entries, x, end)
         room = min(self.max_depth - e[3] - depth, self.max_nodes - len(entries))
         if room < 1:
