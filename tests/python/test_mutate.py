@@ -330,6 +330,8 @@ def test_bad_arguments():
         grove.unregister_pytree_node(Bad, namespace=NS)
 
 
+@pytest.mark.skipif('asan' in os.environ.get('LD_PRELOAD', ''),
+                    reason='libFuzzer inside an interpreter with the ASan runtime preloaded')
 def test_atheris_example(tmp_path):
     pytest.importorskip('atheris')
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
