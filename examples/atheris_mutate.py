@@ -87,7 +87,8 @@ def test_one_input(data):
 
 
 def main():
-    sys.set_int_max_str_digits(0)  # (mutated ints reach the default limit of 4300 digits)
+    if hasattr(sys, 'set_int_max_str_digits'):
+        sys.set_int_max_str_digits(0)  # (mutated ints reach the default limit of 4300 digits)
     atheris.Setup(sys.argv, test_one_input, custom_mutator=custom_mutator,
                   custom_crossover=custom_crossover)
     atheris.Fuzz()
