@@ -785,7 +785,7 @@ def mutate(tree, seed, other=None, *, kinds=None, max_nodes=1000, max_depth=32,
     max_depth containers on one path; a str or bytes the mutation makes is at most
     max_leaf_size long. A tree over those bounds is cut to them instead (kind 'shrink').
     json=True makes only what JSON has (None, bools, ints, finite floats, strs, lists,
-    dicts with str keys). return_kind=True returns (result, kind name), kind None when no
+    dicts with str keys; `other`'s subtrees come as they are). return_kind=True returns (result, kind name), kind None when no
     mutation applied (the result is then an equal copy). The input is never changed."""
     if type(seed) is not int:
         raise TypeError(f'seed must be an int, got {seed!r}.')
