@@ -82,11 +82,13 @@ test: test-deps
 	ctest --test-dir build --output-on-failure -j $(JOBS)
 	$(MAKE) test-python
 
-# .venv with the pinned test requirements (rebuilt when they change); keras's for grove.keras
-$(VENV)/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt
+# .venv with the pinned test requirements (rebuilt when they change); keras's for grove.keras,
+# atheris for the grove.mutate example (tests/python/test_mutate.py)
+$(VENV)/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt \
+  tests/python/requirements-fuzz.txt
 	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
 	$(VENV_PY) -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt \
-	  -r tests/python/requirements-keras.txt
+	  -r tests/python/requirements-keras.txt -r tests/python/requirements-fuzz.txt
 	touch $@
 
 # the extension built into build-py/python (the package + _grove), then pytest

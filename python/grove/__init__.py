@@ -69,7 +69,7 @@ __all__ = [
     'is_structseq_instance', 'structseq_fields',
     # grove's own
     'TreeSpec', 'canonicalize', 'memory_stats', 'set_memory_limit', 'set_output_limit',
-    'GLOBAL_NAMESPACE', 'install_as_optree',
+    'GLOBAL_NAMESPACE', 'install_as_optree', 'mutate', 'MUTATIONS',
 ]
 
 NONE_IS_NODE = False  # the default: None is a node without children
@@ -731,6 +731,7 @@ import grove.treespec  # noqa: E402
 import grove.typing  # noqa: E402
 import grove.utils  # noqa: E402,F401
 from grove._install import install_as_optree  # noqa: E402,F401
+from grove._mutate import MUTATIONS, mutate  # noqa: E402,F401 (docs/python.md, "grove.mutate")
 
 
 

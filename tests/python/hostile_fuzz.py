@@ -12,7 +12,12 @@ generation (set_memory_limit), change the registry, or call grove again. Each
 call must return or raise an Exception; a hang trips faulthandler's watchdog
 (the child exits non-zero), a crash kills the child, memory is capped by the
 parent's RLIMIT_AS. Where no hook acts, grove's leaves and structure equal
-optree's."""
+optree's.
+
+main(n, mutants=k) runs the same calls on k trees grove.mutate makes, one after another,
+from each generated tree (docs/python.md, "grove.mutate"), with the hooks unarmed while it
+mutates: misbehaving registered nodes are kept whole (is_leaf) and moved, copied and swapped
+with everything else; each mutant, where quiet, is also checked against optree."""
 
 import collections
 import faulthandler
@@ -358,7 +363,27 @@ def check_against_optree(tree):
     assert grove.tree_leaves(back, namespace=NS) == gl
 
 
-def main(n):
+def opaque(x):
+    """Registered nodes whose flatten misbehaves or acts: leaves to grove.mutate, so that
+    they reach the mutants as they are (a rebuilt node would behave)."""
+    return isinstance(x, Node) and (x.mode != 'ok' or x.action != 'none')
+
+
+def mutants(tree, seed, k):
+    """k trees grove.mutate makes from tree, each from the one before (small bounds: a
+    mutant is run through every call, under hooks that may collect garbage at each step)."""
+    out = []
+    for j in range(k):
+        try:
+            tree = grove.mutate(tree, seed + j, tree, namespace=NS, is_leaf=opaque,
+                                max_nodes=40, max_depth=6, max_leaf_size=16)
+        except Exception:  # a key's or a class's hook raising even unarmed: fine
+            break
+        out.append(tree)
+    return out
+
+
+def main(n, mutants_per_tree=0):
     sys.setrecursionlimit(10_000)
     sys.unraisablehook = lambda u: None  # (finalizers that raise, on purpose)
     profile = settings(max_examples=n, derandomize=True, deadline=None, database=None,
@@ -372,9 +397,22 @@ def main(n):
             check_against_optree(tree)
         run_all(tree, fin, extra)
 
-    fuzz()
+    @profile
+    @given(tree=trees, fin=actions, extra=st.lists(st.integers(), max_size=3),
+           seed=st.integers(0, 2**32))
+    def fuzz_mutants(tree, fin, extra, seed):
+        for m in mutants(tree, seed, mutants_per_tree):
+            if is_quiet(m):
+                check_against_optree(m)
+            run_all(m, fin, extra)
+
+    if mutants_per_tree:
+        fuzz_mutants()
+    else:
+        fuzz()
     print('ok', flush=True)
 
 
 if __name__ == '__main__':
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100,
+         int(sys.argv[2]) if len(sys.argv) > 2 else 0)
