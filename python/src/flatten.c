@@ -240,11 +240,16 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     return walk_err(w, PyExc_RecursionError, "the tree is nested deeper than %zd levels",
                     MAX_WALK_DEPTH);
   if (GROW(w, fr, nfr, cfr, 1, w->fr_inl) < 0) return -1;
+  /* The frame's reference, taken first: o is borrowed from its parent, and from
+   * here on code may run (finalizers on allocation, a class's flatten) that
+   * drops the parent's. */
+  Py_INCREF(o);
   int in_path = 0;
   if (w->nfr >= CYCLE_DEPTH) {
     int r = ps_add(&w->path, o);
     if (r < 0) {
       PyErr_NoMemory();
+      Py_DECREF(o);
       return -1;
     }
     if (r == 0) {
@@ -255,6 +260,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
       if (loop) cycle_err(where, loop, Py_TYPE(o)->tp_name, w->nfr - d);
       Py_XDECREF(where);
       Py_XDECREF(loop);
+      Py_DECREF(o);
       return -1;
     }
     in_path = 1;
@@ -424,8 +430,7 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
     PyErr_SetString(PyExc_SystemError, "grove: bad node kind");
     goto fail;
   }
-  Py_INCREF(o);
-  f.obj = o;
+  f.obj = o; /* (the reference taken on entry) */
   f.in_path = in_path;
   if (kind == K_CUSTOM) w->ncust++;
   w->fr[w->nfr++] = f;
@@ -435,6 +440,7 @@ fail_seq:
 fail:
   Py_XDECREF(f.reg);
   if (in_path) ps_del(&w->path, o);
+  Py_DECREF(o);
   return -1;
 }
 

@@ -583,17 +583,14 @@ def test_fuzz_hostile_mutated():
     assert out.strip().endswith('ok'), out
 
 
-@pytest.mark.xfail(strict=False, reason='a crash (SIGSEGV) in the flatten walk, found by '
-                   'test_fuzz_hostile_mutated with 400 examples; not fixed yet')
 def test_mutant_flattened_while_a_finalizer_clears_the_tree():
-    # gdb: PyObject_GC_UnTrack <- subtype_dealloc (a Point) <- walk_once <- do_flatten
-    # <- py_tree_flatten: a namedtuple freed once too often while finalizers clear the lists
-    # and dicts of the tree mid-walk (hostile_fuzz's 'clear' action). The cause:
-    # python/src/flatten.c push_frame calls pin_all and name_node for a namedtuple /
-    # structseq before it takes its reference to the node (Py_INCREF(o) at its end), and
-    # visit() holds o only if the walk was pinned on entry: name_node's allocation runs the
-    # finalizer, which drops the parent list's reference. (Checked: with visit() always
-    # holding o, this test and test_fuzz_hostile_mutated at 400 examples pass.)
+    # Found by test_fuzz_hostile_mutated at 400 examples (a SIGSEGV; gdb:
+    # PyObject_GC_UnTrack <- subtype_dealloc (a Point) <- walk_once <- do_flatten): a
+    # namedtuple freed while finalizers clear the lists and dicts of the tree mid-walk
+    # (hostile_fuzz's 'clear' action). python/src/flatten.c's push_frame ran pin_all and
+    # name_node for a namedtuple before it took its reference to the node, which visit()
+    # holds only if the walk was pinned on entry: name_node's allocation ran the finalizer,
+    # which dropped the parent list's reference. push_frame now takes it first.
     out = run_child('''
         import sys
         import grove
