@@ -9,7 +9,7 @@ import builtins
 from collections import deque
 from contextlib import AbstractContextManager
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
-from typing import Any, Final, Generic, NamedTuple, Protocol, SupportsIndex, TypeVar, overload
+from typing import Any, Final, Generic, Literal, NamedTuple, Protocol, SupportsIndex, TypeVar, overload
 
 from typing_extensions import Self, TypeAlias
 
@@ -547,3 +547,38 @@ def memory_stats() -> dict[str, int]: ...
 def set_memory_limit(limit: int, /) -> int: ...
 def set_output_limit(limit: int, /) -> int: ...
 def install_as_optree() -> Any: ...
+
+MUTATIONS: Final[tuple[str, ...]]
+
+@overload
+def mutate(
+    tree: Any,
+    seed: int,
+    other: Any | None = None,
+    *,
+    kinds: Iterable[str] | None = None,
+    max_nodes: int = 1000,
+    max_depth: int = 32,
+    max_leaf_size: int = 256,
+    is_leaf: Callable[[Any], bool] | None = None,
+    none_is_leaf: bool = False,
+    namespace: str = '',
+    json: bool = False,
+    return_kind: Literal[False] = False,
+) -> Any: ...
+@overload
+def mutate(
+    tree: Any,
+    seed: int,
+    other: Any | None = None,
+    *,
+    kinds: Iterable[str] | None = None,
+    max_nodes: int = 1000,
+    max_depth: int = 32,
+    max_leaf_size: int = 256,
+    is_leaf: Callable[[Any], bool] | None = None,
+    none_is_leaf: bool = False,
+    namespace: str = '',
+    json: bool = False,
+    return_kind: Literal[True],
+) -> tuple[Any, str | None]: ...
