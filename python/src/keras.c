@@ -15,6 +15,8 @@
  *                                a walk that calls a function on every subtree
  *                                and rebuilds: keras_traverse.c
  *   the walk these share         keras_walk.c (keras_walk.h)
+ *   keras_torch_plain            the scan grove.keras does on keras's torch
+ *                                backend: keras_torch.c
  *
  * This file binds them: the method table and the keras state's set-up.
  *
@@ -50,6 +52,11 @@ static PyMethodDef keras_methods[] = {
     {"keras_traverse", FASTKW(py_traverse), "keras_traverse(func, structure, top_down=True)"},
     {"keras_lists_to_tuples", py_lists_to_tuples, METH_O,
      "keras_lists_to_tuples(structure) -> every list (bottom-up) made a tuple"},
+    {"keras_torch_plain", (PyCFunction)(void (*)(void))py_torch_plain, METH_FASTCALL,
+     "keras_torch_plain(supported, mode, first, *rest) -> whether grove's keras functions "
+     "return what keras's torch implementation returns on these trees (keras_torch.c)"},
+    {"keras_torch_is_nested", (PyCFunction)(void (*)(void))py_torch_is_nested, METH_FASTCALL,
+     "keras_torch_is_nested(supported, structure) -> True, False or None (ask keras)"},
     {NULL, NULL, 0, NULL}};
 
 int keras_init(PyObject *m, gstate *st) {
