@@ -9,14 +9,15 @@
  * them, at one level as torchtree_impl does or at every level as grove does,
  * changes nothing), and leaves that neither side takes for a node (no tuple
  * subclass: namedtuples and structseqs; no class in torch's SUPPORTED_NODES
- * or in grove's 'keras' namespace; None is a leaf for both, unless mode 2
- * says otherwise), no deeper than KT_MAX_DEPTH (torch's pytree recurses in
- * Python). With several trees the others must have the first one's shape
- * exactly (the same types, lengths and keys in the same order; leaves where
- * it has leaves, or anything there in mode 1, map_structure_up_to's): then
- * neither side raises for the structure and both call a function on the same
- * leaves in the same order. Mode 2 (map_structure(..., none_is_leaf=False))
- * also refuses None. Anything else is handed to keras's own function. */
+ * or in grove's 'keras' namespace), no deeper than KT_MAX_DEPTH (torch's
+ * pytree recurses in Python). None is a leaf for both in mode 0; mode 2
+ * (map_structure(..., none_is_leaf=False)) and mode 1 (map_structure_up_to,
+ * where grove takes a None in the shallow tree for a node) refuse it. With
+ * several trees the others must have the first one's shape exactly (the same
+ * types, lengths and keys in the same order; leaves where it has leaves, or
+ * anything there in mode 1): then neither side raises for the structure and
+ * both call a function on the same leaves in the same order. Anything else
+ * is handed to keras's own function. */
 #include "keras_walk.h"
 
 #define KT_MAX_DEPTH 64
@@ -57,7 +58,7 @@ static int same_keys(PyObject *a, PyObject *b) {
 /* 1 when o is a leaf for both sides, 0 when not, -1 with an exception
  * (the caller holds o: the registry lookup may run code). */
 static int plain_leaf(gstate *st, PyObject *supported, PyObject *o, int mode) {
-  if (o == Py_None) return mode != 2;
+  if (o == Py_None) return mode == 0;
   if (PyTuple_Check(o) || PyList_Check(o) || PyDict_Check(o)) return 0;
   int in = PyDict_Contains(supported, (PyObject *)Py_TYPE(o));
   if (in != 0) return in < 0 ? -1 : 0;

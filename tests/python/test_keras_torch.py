@@ -1,0 +1,364 @@
+# SPDX-License-Identifier: MIT
+"""grove.keras on keras's torch backend (keras 3.15.1, torch 2.13.0): with
+grove installed keras.tree returns exactly what keras's torch implementation
+(keras/src/tree/torchtree_impl.py) returns, registers where torch looks, and
+traces under torch.compile(fullgraph=True) as keras's own does.
+
+The rest of tests/python runs keras on its numpy backend (conftest.py), and
+keras picks its tree implementation once per process: so in that run this
+module is one test, which runs this file again in a process of its own with
+GROVE_TEST_KERAS_BACKEND=torch (grove installed before keras is imported).
+Skipped where torch or keras is not installed (torch is pinned for the main
+Python only, tests/python/requirements-torch.txt).
+
+Numbers: the differential tests check TORCH_EXAMPLES generated trees per
+function (500 under the "ci" profile) against torchtree_impl; compiling is
+slow (a fresh Dynamo compile per structure), so the compile tests check
+COMPILE_EXAMPLES generated structures per function (12 under "ci"), each
+compiled with fullgraph=True and compared with eager, plus the fixed
+structures of test_explain_counts."""
+
+import collections
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip('torch', reason='torch is in tests/python/requirements-torch.txt')
+pytest.importorskip('keras', reason='keras is in tests/python/requirements-keras.txt')
+
+PROFILE = os.environ.get('GROVE_HYPOTHESIS_PROFILE', 'ci')
+TORCH_EXAMPLES = {'ci': 500, 'long': 10_000, 'quick': 200}.get(PROFILE, 500)
+COMPILE_EXAMPLES = {'ci': 12, 'long': 100, 'quick': 4}.get(PROFILE, 12)
+
+if os.environ.get('KERAS_BACKEND') != 'torch':
+
+    def test_on_keras_torch_backend():
+        """This file's tests, in a process whose keras runs on torch."""
+        env = dict(os.environ, GROVE_TEST_KERAS_BACKEND='torch')
+        r = subprocess.run(
+            [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', __file__],
+            env=env, capture_output=True, text=True, timeout=900)
+        out = r.stdout + r.stderr
+        print(out[-3000:])
+        assert r.returncode == 0, out[-6000:]
+        assert ' passed' in out and ' failed' not in out and 'skipped' not in out, out[-3000:]
+
+else:
+    import grove.keras as gk
+
+    gk.install()  # before keras: the import hook's path
+
+    import keras  # noqa: E402
+    import numpy as np  # noqa: E402
+    import torch  # noqa: E402
+    import torch.utils._pytree as torch_pytree  # noqa: E402
+    from hypothesis import given, settings, strategies as st  # noqa: E402
+    from keras import tree as ktree  # noqa: E402
+    from keras.src.tree import torchtree_impl, tree_api  # noqa: E402
+    from keras.src.utils.tracking import (  # noqa: E402
+        TrackedDict, TrackedList, TrackedOrderedDict, TrackedSet)
+
+    from grove import _keras_torch as gkt  # noqa: E402
+    from keras_trees import (  # noqa: E402
+        KEYS, LEAVES, SHAPES, STR_KEYS, TREES, Point, children, deep_eq, prefix, variant)
+
+    COUNTS = collections.Counter()
+    examples = settings(max_examples=TORCH_EXAMPLES)
+
+    # ---------------------------------------------------------------------
+    # Selection and registration
+    # ---------------------------------------------------------------------
+
+    def test_selected():
+        assert keras.backend.backend() == 'torch'
+        assert tree_api.tree_impl is gkt and gkt._impl is torchtree_impl and gkt.fast
+        assert gkt._SUPPORTED is torch_pytree.SUPPORTED_NODES
+        for cls in (TrackedList, TrackedDict, TrackedOrderedDict, TrackedSet):
+            assert cls in torch_pytree.SUPPORTED_NODES
+
+    class TBox:
+        """A class registered through keras.tree (keras's torch protocol)."""
+
+        def __init__(self, kids, meta='m'):
+            self.kids, self.meta = list(kids), meta
+
+        def torchtree_flatten(self):
+            return self.kids, self.meta
+
+        @classmethod
+        def torchtree_unflatten(cls, kids, meta):
+            return cls(kids, meta)
+
+        def torchtree_flatten_with_keys(self):
+            return [(torch_pytree.SequenceKey(i), k) for i, k in enumerate(self.kids)], self.meta
+
+        def __eq__(self, other):
+            return type(other) is TBox and self.meta == other.meta and deep_eq(
+                self.kids, other.kids)
+
+        __hash__ = None
+
+        def __repr__(self):
+            return f'TBox({self.kids!r}, {self.meta!r})'
+
+    tree_api.register_tree_node_class(TBox)
+
+    def test_register_goes_to_torch():
+        assert TBox in torch_pytree.SUPPORTED_NODES
+        fresh = type('Fresh', (), {'torchtree_flatten': lambda self: ((), None),
+                                   'torchtree_unflatten': classmethod(lambda cls, c, m: cls())})
+        assert tree_api.register_tree_node_class(fresh) is fresh
+        assert fresh in torch_pytree.SUPPORTED_NODES
+        with pytest.raises(ValueError):  # twice: torch's ValueError
+            tree_api.register_tree_node_class(fresh)
+
+    def test_issue_examples():
+        """The differences issue #20 lists, now keras's torch implementation's results."""
+        t = {'z': {'y': 1, 'x': 2}, 'a': [3, 4]}
+        assert ktree.flatten(t) == [3, 4, 1, 2]
+        r = ktree.pack_sequence_as({'b': 0, 'a': {'d': 0, 'c': 0}}, [1, 2, 3])
+        assert list(r) == ['a', 'b'] and list(r['a']) == ['d', 'c']
+        assert list(ktree.lists_to_tuples({'b': [1], 'a': 2})) == ['a', 'b']
+        assert list(ktree.traverse(lambda x: None, {'b': 1, 'a': 2})) == ['a', 'b']
+
+    # ---------------------------------------------------------------------
+    # Differential: torchtree_impl against grove, on generated trees
+    # ---------------------------------------------------------------------
+
+    def _sorted_dict(d):
+        return {k: d[k] for k in sorted(d)}
+
+    # trees grove's fast path takes (exact lists, tuples and dicts with sorted keys) and
+    # near misses (an unsorted dict, None, a registered class)
+    PLAIN_LEAVES = st.one_of(st.integers(-3, 1000), st.text(max_size=2), st.none(),
+                             st.sampled_from([1.5, True, b'x']),
+                             st.integers(0, 3).map(lambda n: np.arange(n)))
+
+    def _plain_extend(kids):
+        small = st.lists(kids, max_size=4)
+        sdict = st.dictionaries(STR_KEYS, kids, max_size=4)
+        return st.one_of(
+            small, small.map(tuple), sdict.map(_sorted_dict), sdict.map(_sorted_dict),
+            st.dictionaries(st.integers(-3, 9), kids, max_size=3).map(_sorted_dict),
+            sdict, st.dictionaries(KEYS, kids, max_size=3), small.map(TBox), SHAPES)
+
+    PLAIN_TREES = st.recursive(PLAIN_LEAVES, _plain_extend, max_leaves=12)
+    ALL_TREES = st.one_of(TREES, PLAIN_TREES, PLAIN_TREES)
+
+    def both(fn):
+        """[(kind, value)] for fn() under keras's torch implementation, then grove's."""
+        out = []
+        try:
+            for impl in (torchtree_impl, gkt):
+                tree_api.tree_impl = impl
+                try:
+                    out.append(('ok', fn()))
+                except Exception as e:  # noqa: BLE001 -- the type is compared
+                    out.append(('err', e))
+        finally:
+            tree_api.tree_impl = gkt
+        return out
+
+    def check(fn, eq=deep_eq):
+        (ka, ra), (kb, rb) = both(fn)
+        assert ka == kb, f'keras: {ka} {ra!r}\ngrove: {kb} {rb!r}'
+        if ka == 'ok':
+            assert eq(ra, rb), f'keras: {ra!r}\ngrove: {rb!r}'
+        else:
+            assert type(ra) is type(rb), f'keras: {ra!r}\ngrove: {rb!r}'
+        return ka, ra, rb
+
+    def fast(*trees, mode=0):
+        """Whether grove's own path answers (counted: the fast path must be exercised)."""
+        r = gkt._plain(gkt._SUPPORTED, mode, *trees)
+        return r
+
+    def count(name, *trees, mode=0):
+        COUNTS[name] += 1
+        if fast(*trees, mode=mode):
+            COUNTS[name + ' (grove path)'] += 1
+
+    def same_objects(a, b):
+        return type(a) is type(b) and len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+    def _tag(x):
+        return ('f', x)
+
+    def _raise_at_seven(x):
+        if type(x) is int and x == 7:
+            raise KeyError('seven')
+        return ('f', x)
+
+    def _children_all(t):
+        out, stack = [], [t]
+        while stack:
+            x = stack.pop()
+            out.append(x)
+            kids = children(x)
+            if kids is not None:
+                stack.extend(kids)
+        return out
+
+    @examples
+    @given(tree=ALL_TREES)
+    def test_is_nested(tree):
+        count('is_nested', tree)
+        for x in _children_all(tree) + [TBox([1]), None, torch.ones(1), Point(1, 2)]:
+            check(lambda x=x: ktree.is_nested(x), eq=lambda a, b: a is b)
+
+    @examples
+    @given(tree=ALL_TREES)
+    def test_flatten(tree):
+        count('flatten', tree)
+        check(lambda: ktree.flatten(tree), eq=same_objects)
+
+    @examples
+    @given(tree=ALL_TREES)
+    def test_flatten_with_path(tree):
+        count('flatten_with_path', tree)
+
+        def eq(a, b):
+            return (type(a) is type(b) and len(a) == len(b)
+                    and all(type(p) is type(q) and p[0] == q[0] and p[1] is q[1]
+                            and [type(e) for e in p[0]] == [type(e) for e in q[0]]
+                            for p, q in zip(a, b)))
+
+        check(lambda: ktree.flatten_with_path(tree), eq=eq)
+
+    @examples
+    @given(tree=ALL_TREES, none_is_leaf=st.booleans(),
+           func=st.sampled_from([_tag, _raise_at_seven]))
+    def test_map_structure_one(tree, none_is_leaf, func):
+        count('map_structure', tree, mode=0 if none_is_leaf else 2)
+        seen = []
+
+        def f(x):
+            seen.append(x)
+            return func(x)
+
+        check(lambda: ktree.map_structure(f, tree, none_is_leaf=none_is_leaf))
+        half = len(seen) // 2
+        assert all(x is y for x, y in zip(seen[:half], seen[half:]))  # same calls, same order
+
+    @examples
+    @given(tree=ALL_TREES, rnd=st.randoms(use_true_random=False), none_is_leaf=st.booleans(),
+           n=st.integers(1, 3), p=st.sampled_from([0.0, 0.0, 0.03, 0.1, 0.3]))
+    def test_map_structure_many(tree, rnd, none_is_leaf, n, p):
+        others = [variant(tree, rnd, p) for _ in range(n)]
+        count('map_structure (several)', tree, *others, mode=0 if none_is_leaf else 2)
+        check(lambda: ktree.map_structure(lambda *xs: xs, tree, *others,
+                                          none_is_leaf=none_is_leaf))
+
+    @examples
+    @given(tree=ALL_TREES, rnd=st.randoms(use_true_random=False), n=st.integers(1, 2),
+           p=st.sampled_from([0.0, 0.0, 0.05, 0.2]),
+           shallow_from=st.sampled_from(['prefix', 'variant']))
+    def test_map_structure_up_to(tree, rnd, n, p, shallow_from):
+        shallow = prefix(tree, rnd) if shallow_from == 'prefix' else variant(tree, rnd, p)
+        structures = [tree] + [variant(tree, rnd, p) for _ in range(n - 1)]
+        count('map_structure_up_to', shallow, *structures, mode=1)
+        check(lambda: ktree.map_structure_up_to(shallow, lambda *xs: xs, *structures))
+
+    @examples
+    @given(tree=ALL_TREES, rnd=st.randoms(use_true_random=False),
+           p=st.sampled_from([0.0, 0.0, 0.02, 0.1, 0.3]), swap=st.booleans())
+    def test_assert_same_structure(tree, rnd, p, swap):
+        other = variant(tree, rnd, p)
+        a, b = (other, tree) if swap else (tree, other)
+        count('assert_same_structure', a, b)
+        check(lambda: ktree.assert_same_structure(a, b), eq=lambda x, y: x is None and y is None)
+
+    @examples
+    @given(tree=ALL_TREES, rnd=st.randoms(use_true_random=False),
+           p=st.sampled_from([0.0, 0.05, 0.2]))
+    def test_assert_same_paths(tree, rnd, p):
+        other = variant(tree, rnd, p)
+        COUNTS['assert_same_paths'] += 1
+        check(lambda: ktree.assert_same_paths(tree, other), eq=lambda x, y: True)
+
+    FLATS = ['list', 'tuple', 'iter', 'fewer', 'more', 'int', 'none']
+
+    @examples
+    @given(tree=ALL_TREES, how=st.sampled_from(FLATS))
+    def test_pack_sequence_as(tree, how):
+        count('pack_sequence_as', tree)
+        tree_api.tree_impl = torchtree_impl
+        try:
+            n = len(ktree.flatten(tree))
+        except Exception:  # noqa: BLE001 -- unsortable keys: the error is compared below
+            n = 1
+        finally:
+            tree_api.tree_impl = gkt
+        objs = [object() for _ in range(n)]
+        flat = {
+            'list': lambda: objs, 'tuple': lambda: tuple(range(n)),
+            'iter': lambda: iter(range(n)), 'fewer': lambda: list(range(n - 1)) if n else [],
+            'more': lambda: list(range(n + 1)), 'int': lambda: 5, 'none': lambda: None,
+        }[how]
+        check(lambda: ktree.pack_sequence_as(tree, flat()))
+
+    RULES = {
+        'none': lambda x: None,
+        'tuple -> X': lambda x: 'X' if type(x) is tuple else None,
+        'list -> MAP_TO_NONE': lambda x: ktree.MAP_TO_NONE if isinstance(x, list) else None,
+        'dict -> [1, x]': lambda x: [1, x] if type(x) is dict else None,
+        'int + 1': lambda x: x + 1 if type(x) is int else None,
+        '7 raises': lambda x: (_ for _ in ()).throw(KeyError(7))
+        if type(x) is int and x == 7 else None,
+    }
+
+    @examples
+    @given(tree=ALL_TREES, top_down=st.booleans(), rule=st.sampled_from(sorted(RULES)))
+    def test_traverse(tree, top_down, rule):
+        count('traverse', tree)
+        seen = [[], []]
+        calls = iter(seen)
+
+        def run():
+            s = next(calls)
+
+            def v(x):
+                s.append(x)
+                return RULES[rule](x)
+
+            return ktree.traverse(v, tree, top_down=top_down)
+
+        check(run)
+        assert len(seen[0]) == len(seen[1])
+        for x, y in zip(*seen):
+            assert deep_eq(x, y), (x, y)
+
+    @examples
+    @given(tree=ALL_TREES)
+    def test_lists_to_tuples(tree):
+        count('lists_to_tuples', tree)
+        check(lambda: ktree.lists_to_tuples(tree))
+
+    @examples
+    @given(tree=ALL_TREES, raising=st.booleans())
+    def test_map_shape_structure(tree, raising):
+        count('map_shape_structure', tree)
+        seen = []
+
+        def f(x):
+            seen.append(x)
+            return _raise_at_seven(x) if raising else ('F', x)
+
+        check(lambda: ktree.map_shape_structure(f, tree))
+        half = len(seen) // 2  # (keras's torch implementation copies containers it sorts)
+        assert all(deep_eq(x, y) for x, y in zip(seen[:half], seen[half:]))
+
+    def test_zz_counts():
+        """Every function ran on TORCH_EXAMPLES trees, a good share on grove's own path."""
+        names = ['is_nested', 'flatten', 'flatten_with_path', 'map_structure',
+                 'map_structure (several)', 'map_structure_up_to', 'assert_same_structure',
+                 'pack_sequence_as', 'traverse', 'lists_to_tuples', 'map_shape_structure']
+        if not all(COUNTS[n] for n in names):
+            pytest.skip('not every test of this module ran')
+        low = {n: COUNTS[n] for n in names if COUNTS[n] < TORCH_EXAMPLES}
+        assert not low, low
+        share = {n: COUNTS[n + ' (grove path)'] / COUNTS[n] for n in names}
+        print('share on grove path:', {n: round(v, 2) for n, v in share.items()})
+        assert all(v >= 0.2 for v in share.values()), share
