@@ -82,11 +82,13 @@ test: test-deps
 	ctest --test-dir build --output-on-failure -j $(JOBS)
 	$(MAKE) test-python
 
-# .venv with the pinned test requirements (rebuilt when they change); keras's for grove.keras
-$(VENV)/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt
+# .venv with the pinned test requirements (rebuilt when they change); keras's for grove.keras,
+# torch's (CPU build, main Python only) for grove.keras on keras's torch backend
+$(VENV)/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt \
+  tests/python/requirements-torch.txt
 	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
 	$(VENV_PY) -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt \
-	  -r tests/python/requirements-keras.txt
+	  -r tests/python/requirements-keras.txt -r tests/python/requirements-torch.txt
 	touch $@
 
 # the extension built into build-py/python (the package + _grove), then pytest
