@@ -10,8 +10,9 @@ picked that one (``bind``). Each function first asks the extension's scan
 (``keras_torch_plain``, python/src/keras_torch.c) whether grove's own
 function gives keras's torch implementation's result on these arguments: it
 does when the trees are exact lists, tuples and dicts whose keys are already
-sorted (str or int), with leaves neither side takes for a node, and (with
-several trees) of one shape. Then grove's C function answers; otherwise
+sorted (str or int; for flatten and flatten_with_path only the dicts inside
+a dict need be, for assert_same_structure none), with leaves neither side
+takes for a node, and (with several trees) of one shape. Then grove's C function answers; otherwise
 keras's own function does. For a keras version other than the ones this
 module was checked against (KNOWN_KERAS) every function is keras's own.
 
@@ -69,13 +70,13 @@ def is_nested(structure):
 
 
 def flatten(structure):
-    if _plain(_SUPPORTED, 0, structure):
+    if _plain(_SUPPORTED, 4, structure):
         return _g_flatten(structure)
     return _impl.flatten(structure)
 
 
 def flatten_with_path(structure):
-    if _plain(_SUPPORTED, 0, structure):
+    if _plain(_SUPPORTED, 4, structure):
         return _g_flatten_with_path(structure)
     return _impl.flatten_with_path(structure)
 
@@ -93,7 +94,7 @@ def map_structure_up_to(shallow_structure, func, *structures):
 
 
 def assert_same_structure(a, b):
-    if _plain(_SUPPORTED, 0, a, b):
+    if _plain(_SUPPORTED, 8, a, b):
         return None
     return _impl.assert_same_structure(a, b)
 

@@ -16,25 +16,36 @@
  * several trees the others must have the first one's shape exactly (the same
  * types, lengths and keys in the same order; leaves where it has leaves, or
  * anything there in mode 1): then neither side raises for the structure and
- * both call a function on the same leaves in the same order. Anything else
- * is handed to keras's own function. */
+ * both call a function on the same leaves in the same order. Mode bit 4
+ * (flatten, flatten_with_path) lets dicts with no dict above them be in any
+ * order, as both sides sort those for a flatten; bit 8 (assert_same_structure,
+ * where neither sorts) lets all be. Anything else is handed to keras's own
+ * function. */
 #include "keras_walk.h"
 
 #define KT_MAX_DEPTH 64
+/* on the depth stack: the group has a dict above it */
+#define KT_IN_DICT (1u << 31)
+/* mode bits above the None rule (mode & 3): dicts without a dict above them
+ * may be in any order (flatten: both sides sort those); no order at all
+ * (assert_same_structure: neither side sorts) */
+#define KT_OUTER_FREE 4
+#define KT_ANY_ORDER 8
 
-/* Whether d's keys are all exact str or all exact int in ascending order
- * (runs no code: those comparisons are C's). */
-static int keys_sorted(PyObject *d) {
+/* Whether d's keys are all exact str or all exact int (so both sides can sort
+ * them, alike), in ascending order if sorted (runs no code: those comparisons
+ * are C's). */
+static int keys_ok(PyObject *d, int sorted) {
   Py_ssize_t pos = 0;
   PyObject *k, *v, *prev = NULL;
   while (PyDict_Next(d, &pos, &k, &v)) {
-    if (PyUnicode_CheckExact(k)) {
-      if (prev && (!PyUnicode_CheckExact(prev) || PyUnicode_Compare(prev, k) >= 0)) return 0;
-    } else if (PyLong_CheckExact(k)) {
-      if (prev && (!PyLong_CheckExact(prev) || PyObject_RichCompareBool(prev, k, Py_LT) != 1))
+    int str = PyUnicode_CheckExact(k);
+    if (!str && !PyLong_CheckExact(k)) return 0;
+    if (prev) {
+      if (Py_TYPE(prev) != Py_TYPE(k)) return 0;
+      if (sorted &&
+          (str ? PyUnicode_Compare(prev, k) >= 0 : PyObject_RichCompareBool(prev, k, Py_LT) != 1))
         return 0;
-    } else {
-      return 0;
     }
     prev = k;
   }
@@ -88,7 +99,7 @@ static int scan(gstate *st, PyObject *supported, int mode, PyObject *const *tree
   int r = 1;
   if (push_group(&s, &ds, trees, n, 0) < 0) goto fail;
   while (r == 1 && ds.n > 0) {
-    uint32_t depth = ds.v[--ds.n];
+    uint32_t depth = ds.v[--ds.n] & ~KT_IN_DICT, in_dict = ds.v[ds.n] & KT_IN_DICT;
     Py_ssize_t base = s.n - n;
     PyObject **g = s.v + base, *a = g[0];
     PyTypeObject *tp = Py_TYPE(a);
@@ -100,7 +111,9 @@ static int scan(gstate *st, PyObject *supported, int mode, PyObject *const *tree
       Py_ssize_t len = Py_SIZE(a);
       if (tp == &PyDict_Type) {
         len = PyDict_GET_SIZE(a);
-        if (!keys_sorted(a)) r = 0;
+        /* sorted: always (0), below a dict only (KT_OUTER_FREE), never (KT_ANY_ORDER) */
+        int sorted = !(mode & KT_ANY_ORDER) && (!(mode & KT_OUTER_FREE) || in_dict);
+        if (!keys_ok(a, sorted)) r = 0;
       }
       for (Py_ssize_t j = 1; r && j < n; j++)
         if (Py_TYPE(g[j]) != tp ||
@@ -124,15 +137,16 @@ static int scan(gstate *st, PyObject *supported, int mode, PyObject *const *tree
           else
             kids[j] = PyDict_Next(grp[j], &pos[j], &k, &v) ? v : Py_None;
         }
-        if (push_group(&s, &ds, kids, n, depth + 1) < 0) bad = 1;
+        uint32_t d = (depth + 1) | (tp == &PyDict_Type ? KT_IN_DICT : in_dict);
+        if (push_group(&s, &ds, kids, n, d) < 0) bad = 1;
       }
       for (Py_ssize_t j = 0; j < n; j++)
         Py_DECREF(grp[j]);
       if (bad) goto fail;
       continue;
     }
-    for (Py_ssize_t j = 0; j < (mode == 1 ? 1 : n) && r == 1; j++) {
-      r = plain_leaf(st, supported, g[j], mode);
+    for (Py_ssize_t j = 0; j < ((mode & 3) == 1 ? 1 : n) && r == 1; j++) {
+      r = plain_leaf(st, supported, g[j], mode & 3);
     }
     if (r < 0) goto fail;
     os_pop_to(&s, base);

@@ -213,13 +213,13 @@ else:
     @examples
     @given(tree=ALL_TREES)
     def test_flatten(tree):
-        count('flatten', tree)
+        count('flatten', tree, mode=4)
         check(lambda: ktree.flatten(tree), eq=same_objects)
 
     @examples
     @given(tree=ALL_TREES)
     def test_flatten_with_path(tree):
-        count('flatten_with_path', tree)
+        count('flatten_with_path', tree, mode=4)
 
         def eq(a, b):
             return (type(a) is type(b) and len(a) == len(b)
@@ -269,7 +269,7 @@ else:
     def test_assert_same_structure(tree, rnd, p, swap):
         other = variant(tree, rnd, p)
         a, b = (other, tree) if swap else (tree, other)
-        count('assert_same_structure', a, b)
+        count('assert_same_structure', a, b, mode=8)
         check(lambda: ktree.assert_same_structure(a, b), eq=lambda x, y: x is None and y is None)
 
     @examples
