@@ -38,6 +38,8 @@ if os.environ.get('KERAS_BACKEND') != 'torch':
 
     def test_on_keras_torch_backend():
         """This file's tests, in a process whose keras runs on torch."""
+        if 'asan' in os.environ.get('LD_PRELOAD', ''):
+            pytest.skip('torch is not run under the ASan build (make test-asan-python)')
         env = dict(os.environ, GROVE_TEST_KERAS_BACKEND='torch')
         r = subprocess.run(
             [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', __file__],
