@@ -25,6 +25,7 @@ compiles exactly as it does without grove. grove never imports torch itself.
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import sys
 import threading
@@ -139,7 +140,11 @@ _FAST = {name: globals()[name] for name in __all__ if name != 'register_tree_nod
 
 
 def _keras_version():
-    v = sys.modules.get('keras.src.version')
+    # (tree_api runs before keras imports its version module: import it, it needs nothing more)
+    try:
+        v = importlib.import_module('keras.src.version')
+    except ImportError:
+        return None
     return getattr(v, '__version__', None)
 
 

@@ -79,6 +79,25 @@ else:
         assert keras.backend.backend() == 'torch'
         assert tree_api.tree_impl is gkt and gkt._impl is torchtree_impl and gkt.fast
         assert gkt._SUPPORTED is torch_pytree.SUPPORTED_NODES
+        assert gkt.flatten is gkt._FAST['flatten']  # grove's functions, not keras's
+
+    def test_grove_path_taken(monkeypatch):
+        """On a plain tree the functions do call grove's C functions."""
+        calls = collections.Counter()
+        for name in ('_g_flatten', '_g_map_structure', '_g_traverse', '_g_pack_sequence_as'):
+            f = getattr(gkt, name)
+            monkeypatch.setattr(gkt, name, lambda *a, _f=f, _n=name, **k: (
+                calls.update([_n]), _f(*a, **k))[1])
+        t = [{'b': 1, 'a': [2, 3]}, (4, 5), 6]
+        assert ktree.flatten(t) == [2, 3, 1, 4, 5, 6]
+        sorted_t = [{'a': [2, 3], 'b': 1}, (4, 5), 6]
+        assert ktree.map_structure(lambda x: x, sorted_t) == sorted_t
+        assert ktree.traverse(lambda x: None, sorted_t) == sorted_t
+        assert ktree.pack_sequence_as(sorted_t, list(range(6))) == [
+            {'a': [0, 1], 'b': 2}, (3, 4), 5]
+        assert ktree.flatten({'z': {'y': 1, 'x': 2}, 'a': [3, 4]}) == [3, 4, 1, 2]  # keras's
+        assert calls == {'_g_flatten': 1, '_g_map_structure': 1, '_g_traverse': 1,
+                         '_g_pack_sequence_as': 1}, calls
         for cls in (TrackedList, TrackedDict, TrackedOrderedDict, TrackedSet):
             assert cls in torch_pytree.SUPPORTED_NODES
 
@@ -550,7 +569,7 @@ import keras, torch, torch._dynamo
 import grove.keras, grove._keras_torch as gkt
 grove.keras.install()
 from keras.src.tree import tree_api
-assert tree_api.tree_impl is gkt and gkt._registered
+assert tree_api.tree_impl is gkt and gkt._registered and gkt.fast
 x = [torch.ones(2), {"b": torch.ones(1), "a": torch.zeros(1)}]
 f = lambda s: keras.tree.map_structure(lambda t: t + 1, keras.tree.flatten(s))
 r = torch.compile(f, fullgraph=True)(x)
@@ -559,6 +578,27 @@ e = torch._dynamo.explain(f)(x)
 assert (e.graph_count, e.graph_break_count) == (1, 0)
 print("OK")
 '''
+
+    INSTALL_BEFORE = r'''
+import sys
+import grove.keras, grove._keras_torch as gkt
+grove.keras.install()
+import keras, torch
+from keras.src.tree import tree_api
+assert tree_api.tree_impl is gkt and gkt.fast
+assert gkt._registered or (gkt._finder is not None and "torch._dynamo" not in sys.modules)
+x = [torch.ones(2), {"b": torch.ones(1), "a": torch.zeros(1)}]
+f = lambda s: keras.tree.map_structure(lambda t: t + 1, keras.tree.flatten(s))
+r = torch.compile(f, fullgraph=True)(x)
+assert gkt._registered
+assert [t.tolist() for t in r] == [[2.0, 2.0], [1.0], [2.0]], r
+print("OK")
+'''
+
+    def test_install_before_keras():
+        r = subprocess.run([sys.executable, '-c', INSTALL_BEFORE], capture_output=True, text=True,
+                           env=dict(os.environ), timeout=300)
+        assert r.returncode == 0 and 'OK' in r.stdout, r.stdout + r.stderr
 
     def test_install_after_keras_and_dynamo():
         r = subprocess.run([sys.executable, '-c', INSTALL_AFTER], capture_output=True, text=True,
