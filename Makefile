@@ -39,7 +39,7 @@ BENCH_PY     := $(BENCH_VENV)/bin/python
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
         test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel \
         build-asan-python test-asan-python fuzz-python test-peers \
-        test-optree-suite test-keras-suite test-typing
+        test-optree-suite test-keras-suite test-typing test-keras-trainer
 
 all: build
 
@@ -83,12 +83,14 @@ test: test-deps
 	$(MAKE) test-python
 
 # .venv with the pinned test requirements (rebuilt when they change); keras's for grove.keras,
-# atheris for the grove.mutate example (tests/python/test_mutate.py)
+# atheris for the grove.mutate example (tests/python/test_mutate.py); torch's (CPU build, main
+# Python only) for grove.keras on keras's torch backend
 $(VENV)/.requirements: tests/python/requirements.txt tests/python/requirements-keras.txt \
-  tests/python/requirements-fuzz.txt
+  tests/python/requirements-fuzz.txt tests/python/requirements-torch.txt
 	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
 	$(VENV_PY) -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt \
-	  -r tests/python/requirements-keras.txt -r tests/python/requirements-fuzz.txt
+	  -r tests/python/requirements-keras.txt -r tests/python/requirements-fuzz.txt \
+	  -r tests/python/requirements-torch.txt
 	touch $@
 
 # the extension built into build-py/python (the package + _grove), then pytest
@@ -146,6 +148,14 @@ test-peers: test-deps $(VENV)/.requirements
 	  -DGROVE_INSTALL=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) $(if $(CI),-DGROVE_WERROR=ON)
 	cmake --build build-py -j $(JOBS)
 	$(PEERS_RUN) --share 1
+	$(MAKE) test-keras-trainer
+
+# keras 3.15.1's own trainer_test.py on keras's torch backend, without and with grove.keras
+# (tests/keras_suite/run_trainer.py: the sdist fetched into build-peers/keras at test time,
+# never committed; fails unless both runs pass the same tests). CPU heavy: tens of minutes.
+test-keras-trainer: test-deps $(VENV)/.requirements
+	cmake --build build-py -j $(JOBS)
+	$(VENV_PY) tests/keras_suite/run_trainer.py --grove build-py/python --work build-peers/keras
 
 # Every other CPython of PYTHON_VERSIONS: built (warnings as errors in CI) and the whole suite
 # run under hypothesis's quick profile (the full profile runs on the main one, in test-python).

@@ -42,7 +42,8 @@ LAYERS = {
         ['keys', 'flatten'],
         ['unflatten', 'flatten_up_to', 'canonicalize', 'tree_map'],
         ['spec_output', 'spec_compare', 'treespec', 'spec_wire'],
-        ['keras_walk', 'keras_traverse', 'keras_assert', 'keras_tape', 'keras_flat', 'keras'],
+        ['keras_walk', 'keras_traverse', 'keras_assert', 'keras_tape', 'keras_flat', 'keras_torch',
+         'keras'],
         ['module'],
     ],
     'bench': [

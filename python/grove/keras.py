@@ -156,7 +156,10 @@ def assert_same_paths(a, b):
 #
 # keras.src.tree.tree_api picks its implementation module once, when it is
 # executed, binds it to its global `tree_impl`, and every keras.tree function
-# (and every internal keras caller) looks `tree_impl` up at call time. So:
+# (and every internal keras caller) looks `tree_impl` up at call time. On
+# keras's torch backend the replacement is grove._keras_torch (keras's torch
+# implementation's results; registrations go to torch's pytree), else this
+# module. So:
 # - keras already imported: swap tree_api.tree_impl, and register with grove
 #   the classes keras registered with the module it had (its Tracked*
 #   wrappers; under TensorFlow also TF's list and dict wrappers; with optree,
@@ -173,7 +176,7 @@ def assert_same_paths(a, b):
 _TARGET = 'keras.src.tree.tree_api'
 _lock = threading.RLock()
 _finder = None
-_swapped = []  # [(tree_api module, its original implementation)]
+_swapped = []  # [(tree_api module, its original implementation, what replaced it)]
 
 
 def _this():
@@ -229,18 +232,29 @@ def _forward_from(impl):
         have = grove._REGISTRY.get(NAMESPACE, {})
 
 
+def _target_for(impl):
+    """The module keras's tree_api gets in place of impl: on keras's torch
+    backend grove._keras_torch (torchtree_impl's results), else this one."""
+    if getattr(impl, '__name__', '').endswith('torchtree_impl'):
+        from grove import _keras_torch
+        _keras_torch.bind(impl)
+        return _keras_torch
+    return _this()
+
+
 def _swap(api):
     """Make tree_api module api use grove (once)."""
-    me = _this()
     cur = getattr(api, 'tree_impl', None)
-    if cur is me:
+    if any(cur is t for _, _, t in _swapped) or cur is _this():
         return
     if cur is None:
         raise RuntimeError('grove.keras.install(): keras.src.tree.tree_api is being imported '
                            'right now; call install() before or after importing keras')
-    _swapped.append((api, cur))
-    api.tree_impl = me
-    _forward_from(cur)
+    target = _target_for(cur)
+    _swapped.append((api, cur, target))
+    api.tree_impl = target
+    if target is _this():
+        _forward_from(cur)
 
 
 class _Loader(importlib.abc.Loader):
@@ -303,12 +317,12 @@ def uninstall():
             except ValueError:
                 pass
             _finder = None
-        me = _this()
         while _swapped:
-            api, orig = _swapped.pop()
-            if getattr(api, 'tree_impl', None) is me:
+            api, orig, target = _swapped.pop()
+            if getattr(api, 'tree_impl', None) is target:
                 api.tree_impl = orig
-            _replay_into(orig)
+            if target is _this():  # (grove._keras_torch registers with orig itself)
+                _replay_into(orig)
 
 
 def installed():

@@ -15,6 +15,8 @@
  *                                a walk that calls a function on every subtree
  *                                and rebuilds: keras_traverse.c
  *   the walk these share         keras_walk.c (keras_walk.h)
+ *   keras_torch_plain            the scan grove.keras does on keras's torch
+ *                                backend: keras_torch.c
  *
  * This file binds them: the method table and the keras state's set-up.
  *
@@ -192,6 +194,11 @@ static PyMethodDef keras_methods[] = {
     {"keras_assert_same_structure", FASTKW(py_assert_same_structure), doc_assert_same_structure},
     {"keras_traverse", FASTKW(py_traverse), doc_traverse},
     {"keras_lists_to_tuples", py_lists_to_tuples, METH_O, doc_lists_to_tuples},
+    {"keras_torch_plain", (PyCFunction)(void (*)(void))py_torch_plain, METH_FASTCALL,
+     "keras_torch_plain(supported, mode, first, *rest) -> whether grove's keras functions "
+     "return what keras's torch implementation returns on these trees (keras_torch.c)"},
+    {"keras_torch_is_nested", (PyCFunction)(void (*)(void))py_torch_is_nested, METH_FASTCALL,
+     "keras_torch_is_nested(supported, structure) -> True, False or None (ask keras)"},
     {NULL, NULL, 0, NULL}};
 
 int keras_init(PyObject *m, gstate *st) {

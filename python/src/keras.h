@@ -10,6 +10,8 @@
  *                     map_shape_structure, pack_sequence_as
  *   keras_flat.c      is_nested, flatten, flatten_with_path, map_structure,
  *                     map_structure_up_to on grove's walk and builder
+ *   keras_torch.c     keras_torch_plain: when grove may answer for keras's
+ *                     torch implementation (python/grove/_keras_torch.py)
  *   keras.c           the keras_* method table and grove.keras's state */
 #ifndef GROVE_PY_KERAS_H
 #define GROVE_PY_KERAS_H

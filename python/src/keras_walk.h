@@ -176,5 +176,8 @@ PyObject *py_flatten(PyObject *m, PyObject *o);
 PyObject *py_flatten_with_path(PyObject *m, PyObject *o);
 PyObject *py_map_structure(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *py_map_structure_up_to(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+/* keras_torch.c */
+PyObject *py_torch_plain(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *py_torch_is_nested(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -39,9 +39,11 @@ settings.register_profile(
 settings.load_profile(os.environ.get('GROVE_HYPOTHESIS_PROFILE', 'ci'))
 
 # grove.keras's tests against keras: keras's numpy backend (the lightest; keras's
-# tree functions do not depend on the backend), and its config file (keras writes
+# tree functions do not depend on it, except on the torch backend, whose own
+# implementation test_keras_torch.py tests in a run of its own with
+# GROVE_TEST_KERAS_BACKEND=torch), and its config file (keras writes
 # $KERAS_HOME/keras.json on import) in a temporary folder rather than ~/.keras.
-os.environ['KERAS_BACKEND'] = 'numpy'
+os.environ['KERAS_BACKEND'] = os.environ.get('GROVE_TEST_KERAS_BACKEND', 'numpy')
 if 'KERAS_HOME' not in os.environ:
     _keras_home = tempfile.mkdtemp(prefix='grove-keras-home-')
     os.environ['KERAS_HOME'] = _keras_home
