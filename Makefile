@@ -141,6 +141,8 @@ KERAS_SUITE_RUN = $(VENV_PY) tests/keras_suite/run.py --grove build-py/python --
 test-keras-suite: test-deps $(VENV)/.requirements
 	cmake --build build-py -j $(JOBS)
 	$(KERAS_SUITE_RUN) --backend numpy
+	if $(VENV_PY) -c 'import torch' 2>/dev/null; then $(KERAS_SUITE_RUN) --backend torch; \
+	  else echo "test-keras-suite: no torch in $(VENV): the torch backend's run is skipped"; fi
 
 test-peers: test-deps $(VENV)/.requirements
 	cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \

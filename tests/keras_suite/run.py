@@ -83,7 +83,9 @@ def main():
         on = f'on keras\'s own {info["keras_module"]}'
     print(f'keras {VERSION} tree_test.py, {info["backend"]} backend, {on}:')
     print(f'  {counts["passed"]} passed, {counts["failed"]} failed, {counts["skipped"]} skipped; '
-          f'calls answered by grove: {calls["grove"]}, by keras\'s own module: {calls["keras"]}')
+          f'calls to grove\'s module: {calls["grove"]}; calls reaching keras\'s own module: '
+          f'{calls["keras"]}' + (' (handed over by grove, or made by keras\'s functions)'
+                                 if mode == 'grove' and calls['keras'] else ''))
     bad = []
     if counts['failed'] or len(outcomes) != sum(counts.values()):
         bad.append('tests failed: ' + ', '.join(k for k, v in outcomes.items() if v != 'passed'
