@@ -147,7 +147,8 @@ test-keras-suite: test-deps $(VENV)/.requirements
 test-peers: test-deps $(VENV)/.requirements
 	cmake -S . -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGROVE_PYTHON=ON \
 	  -DGROVE_TESTS=OFF -DGROVE_BENCH=OFF -DGROVE_CLI=OFF -DGROVE_EXAMPLES=OFF \
-	  -DGROVE_INSTALL=OFF -DGROVE_MIMALLOC=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) $(if $(CI),-DGROVE_WERROR=ON)
+	  -DGROVE_INSTALL=OFF -DGROVE_MIMALLOC=OFF -DPython_EXECUTABLE=$(abspath $(VENV_PY)) \
+	  $(if $(CI),-DGROVE_WERROR=ON)
 	cmake --build build-py -j $(JOBS)
 	$(PEERS_RUN) --share 1
 	$(MAKE) test-keras-trainer
