@@ -93,7 +93,10 @@ run_tool() { # $1 what, $2 the tool
 }
 run_tool static "$S/bin/grove"
 run_tool shared "$D/bin/grove"
-readelf -d "$D/bin/grove" | grep -q 'R\(UN\)\?PATH.*\$ORIGIN/\.\./'"$shared_libdir" ||
+# (each command's output is read whole before grep looks at it: `cmd | grep -q` under pipefail
+# fails at random when grep exits at its match and cmd gets SIGPIPE)
+dyn=$(readelf -d "$D/bin/grove")
+grep -q 'R\(UN\)\?PATH.*\$ORIGIN/\.\./'"$shared_libdir" <<<"$dyn" ||
   fail "shared grove: no \$ORIGIN-relative RUNPATH: $(readelf -d "$D/bin/grove" | grep -i path)"
 loads() { # $1 executable, $2 the libgrove.so it must load (no LD_LIBRARY_PATH)
   local got
@@ -131,7 +134,9 @@ run_consumer() { # $1 what, then the command
   echo "ok: $what"
 }
 uses_shared() { # $1 executable: must load libgrove.so from the shared prefix
-  LD_LIBRARY_PATH=$DL ldd "$1" | grep -q "$soname => $DL/" || fail "$1 does not load $DL/$soname"
+  local libs
+  libs=$(LD_LIBRARY_PATH=$DL ldd "$1")
+  grep -q "$soname => $DL/" <<<"$libs" || fail "$1 does not load $DL/$soname"
 }
 
 step "find_package(grove CONFIG REQUIRED)"
@@ -142,7 +147,8 @@ for kind in static shared; do
   run_consumer "find_package, $kind" "$work/fp-$kind/consumer"
 done
 uses_shared "$work/fp-shared/consumer"
-readelf -d "$work/fp-static/consumer" | grep -q "$soname" && fail "static consumer needs libgrove.so"
+dyn=$(readelf -d "$work/fp-static/consumer")
+grep -q "$soname" <<<"$dyn" && fail "static consumer needs libgrove.so"
 
 step "pkg-config"
 pc() { PKG_CONFIG_PATH=$1/pkgconfig pkg-config "${@:2}" grove; }
