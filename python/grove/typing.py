@@ -253,10 +253,12 @@ def structseq_fields(obj):
             raise TypeError(f'Expected a PyStructSequence type, got {obj!r}.')
         raise TypeError(f'Expected an instance of PyStructSequence type, got {obj!r}.')
     names = [None] * cls.n_sequence_fields
-    for name, member in vars(cls).items():
-        if type(member) is types.MemberDescriptorType:
-            pass
-    probe = cls(range(cls.n_fields)) if cls.n_fields else None
+    try:  # an instance whose field i holds i: each member descriptor reads its own index
+        probe = cls(range(cls.n_fields)) if cls.n_fields else None
+    except TypeError:  # a class that makes no instances (sys.flags, sys.version_info): the
+        # named fields in order (CPython's __match_args__), the unnamed ones after them
+        named = tuple(getattr(cls, '__match_args__', ()))[:cls.n_sequence_fields]
+        return named + (PyStructSequence_UnnamedField,) * (cls.n_sequence_fields - len(named))
     if probe is not None:
         for name in dir(cls):
             member = getattr(cls, name, None)

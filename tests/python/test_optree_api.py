@@ -149,3 +149,12 @@ def test_str_subclass_namespace_is_its_value():
         assert leaves == [1, 2, 3] and spec.namespace == 'str-subclass-ns'
         assert type(spec.namespace) is str
         assert m.tree_leaves(tree, namespace=Ns('other')) == [tree[0], tree[1]['a']]
+
+
+def test_structseq_fields_of_classes_that_make_no_instances():
+    """sys.flags and sys.version_info cannot be instantiated; their fields are optree's."""
+    import os
+    import time
+    for obj in (sys.version_info, sys.flags, sys.float_info, time.gmtime(), os.stat('.')):
+        for o in (obj, type(obj)):
+            assert grove.structseq_fields(o) == optree.structseq_fields(o), o
