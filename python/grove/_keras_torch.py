@@ -26,11 +26,11 @@ compiles exactly as it does without grove. grove never imports torch itself.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import sys
 import threading
 
 from grove import _grove
+from grove._after_import import _Finder
 
 __all__ = [
     'register_tree_node_class', 'is_nested', 'traverse', 'flatten', 'flatten_with_path',
@@ -195,37 +195,10 @@ def _register_standins():
         _registered = True
 
 
-class _Loader(importlib.abc.Loader):
-    def __init__(self, inner):
-        self.inner = inner
-
-    def create_module(self, spec):
-        return self.inner.create_module(spec)
-
-    def exec_module(self, module):
-        self.inner.exec_module(module)
-        _unhook()
-        _register_standins()
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-
-class _Finder(importlib.abc.MetaPathFinder):
-    """Waits for torch._dynamo's import; registers the stand-ins right after."""
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != _DYNAMO:
-            return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, 'find_spec'):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                if spec.loader is not None and hasattr(spec.loader, 'exec_module'):
-                    spec.loader = _Loader(spec.loader)
-                return spec
-        return None
+def _after_dynamo(module):
+    """torch._dynamo has run: the hook goes, the stand-ins are registered."""
+    _unhook()
+    _register_standins()
 
 
 def _unhook():
@@ -245,5 +218,5 @@ def _hook_dynamo():
     if _DYNAMO in sys.modules:
         _register_standins()
     elif _finder is None:
-        _finder = _Finder()
+        _finder = _Finder(_DYNAMO, _after_dynamo)
         sys.meta_path.insert(0, _finder)

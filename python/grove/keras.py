@@ -27,13 +27,13 @@ dict directly inside a re-sorted dict as it was). docs/python.md has the details
 
 from __future__ import annotations
 
-import importlib.abc
 import operator
 import sys
 import threading
 
 import grove
 from grove import _grove
+from grove._after_import import _Finder
 
 __all__ = [
     'register_tree_node_class',
@@ -257,40 +257,11 @@ def _swap(api):
         _forward_from(cur)
 
 
-class _Loader(importlib.abc.Loader):
-    """tree_api's own loader, then the swap."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def create_module(self, spec):
-        return self.inner.create_module(spec)
-
-    def exec_module(self, module):
-        self.inner.exec_module(module)  # keras's own choice of implementation runs
-        with _lock:
-            if _finder is not None:  # still installed
-                _swap(module)
-
-    def __getattr__(self, name):  # get_source, is_package, ... of the real loader
-        return getattr(self.inner, name)
-
-
-class _Finder(importlib.abc.MetaPathFinder):
-    """Answers only for keras.src.tree.tree_api: its usual spec, loader wrapped."""
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != _TARGET:
-            return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, 'find_spec'):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                if spec.loader is not None and hasattr(spec.loader, 'exec_module'):
-                    spec.loader = _Loader(spec.loader)
-                return spec
-        return None
+def _after_tree_api(module):
+    """tree_api has run (keras's own choice of implementation made): the swap."""
+    with _lock:
+        if _finder is not None:  # still installed
+            _swap(module)
 
 
 def install():
@@ -299,7 +270,7 @@ def install():
     global _finder
     with _lock:
         if _finder is None:
-            _finder = _Finder()
+            _finder = _Finder(_TARGET, _after_tree_api)
             sys.meta_path.insert(0, _finder)
         api = sys.modules.get(_TARGET)
         if api is not None:
