@@ -380,7 +380,7 @@ loop:
           o = tuple_from(kv, f->n);
           break;
         case K_NT:
-          o = PyObject_Vectorcall((PyObject *)Py_TYPE(f->obj), kv, (size_t)f->n, NULL);
+          o = new_namedtuple(st, Py_TYPE(f->obj), kv, f->n);
           break;
         case K_SS:
           vals = tuple_from(kv, f->n);

@@ -305,7 +305,7 @@ PyObject *rebuild(kwalk *w, const knode *k, PyObject **vals, int as_tuple) {
   case K_NONE:
     Py_RETURN_NONE;
   case K_NT:
-    return PyObject_Vectorcall((PyObject *)Py_TYPE(k->obj), vals, (size_t)n, NULL);
+    return new_namedtuple(st, Py_TYPE(k->obj), vals, n);
   case K_SS:
   case K_DEQUE:
   case K_CUSTOM: {

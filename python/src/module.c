@@ -267,9 +267,12 @@ static int module_exec(PyObject *m) {
   st->s_n_sequence_fields = PyUnicode_InternFromString("n_sequence_fields");
   st->s_n_unnamed_fields = PyUnicode_InternFromString("n_unnamed_fields");
   st->s_empty = PyTuple_New(0);
+  st->s_new = PyUnicode_InternFromString("__new__");
+  st->tuple_new = st->s_new ? PyObject_GetAttr((PyObject *)&PyTuple_Type, st->s_new) : NULL;
   if (!st->nsreg || !st->names || !st->objnames || !st->namerefs || !st->empty_ns ||
       !st->s_fields || !st->s_make || !st->s_asdict || !st->s_default_factory || !st->s_maxlen ||
-      !st->s_n_fields || !st->s_n_sequence_fields || !st->s_n_unnamed_fields || !st->s_empty)
+      !st->s_n_fields || !st->s_n_sequence_fields || !st->s_n_unnamed_fields || !st->s_empty ||
+      !st->tuple_new)
     return -1;
   st->odict_t = import_type("collections", "OrderedDict");
   st->ddict_t = import_type("collections", "defaultdict");
@@ -314,6 +317,9 @@ static int module_clear(PyObject *m) {
   Py_CLEAR(st->s_n_sequence_fields);
   Py_CLEAR(st->s_n_unnamed_fields);
   Py_CLEAR(st->s_empty);
+  Py_CLEAR(st->tuple_new);
+  Py_CLEAR(st->s_new);
+  memset(st->ntplain, 0, sizeof st->ntplain);
   Py_CLEAR(st->odict_t);
   Py_CLEAR(st->ddict_t);
   Py_CLEAR(st->deque_t);

@@ -224,6 +224,90 @@ int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObje
   return _PyType_Lookup((PyTypeObject *)c, st->s_n_sequence_fields) ? K_SS : K_NT;
 }
 
+/* The version tag of t, or 0 when it has none valid (before 3.12 a flag
+ * says whether the tag is valid; from 3.12 on CPython sets it to 0). */
+static unsigned int type_tag(const PyTypeObject *t) {
+#if PY_VERSION_HEX < 0x030C0000
+  if (!PyType_HasFeature((PyTypeObject *)t, Py_TPFLAGS_VALID_VERSION_TAG)) return 0;
+#endif
+  return t->tp_version_tag;
+}
+
+/* Whether globals (a function's) are the namespace collections.namedtuple
+ * evaluates its __new__ in: '__name__' 'namedtuple_...', '__builtins__' an
+ * empty dict, '_tuple_new' tuple.__new__. */
+static int namedtuple_globals(gstate *st, PyObject *globals) {
+  if (!PyDict_CheckExact(globals) || PyDict_GET_SIZE(globals) != 3) return 0;
+  PyObject *name = PyDict_GetItemString(globals, "__name__");
+  PyObject *bi = PyDict_GetItemString(globals, "__builtins__");
+  PyObject *tn = PyDict_GetItemString(globals, "_tuple_new");
+  if (!name || !bi || tn != st->tuple_new || !PyDict_CheckExact(bi) || PyDict_GET_SIZE(bi) != 0 ||
+      !PyUnicode_CheckExact(name))
+    return 0;
+  PyObject *pre = PyUnicode_FromString("namedtuple_");
+  if (!pre) {
+    PyErr_Clear();
+    return 0;
+  }
+  Py_ssize_t r = PyUnicode_Tailmatch(name, pre, 0, PY_SSIZE_T_MAX, -1);
+  Py_DECREF(pre);
+  if (r < 0) PyErr_Clear();
+  return r == 1;
+}
+
+/* nt_plain's check, uncached: 1 plain, 0 not. */
+static int nt_plain_check(gstate *st, PyTypeObject *t, Py_ssize_t n) {
+  if (Py_TYPE(t) != &PyType_Type || !PyType_FastSubclass(t, Py_TPFLAGS_TUPLE_SUBCLASS) ||
+      t->tp_init != PyBaseObject_Type.tp_init || t->tp_alloc != PyType_GenericAlloc)
+    return 0;
+  PyObject *sm = _PyType_Lookup(t, st->s_new); /* borrowed, no code */
+  if (!sm || !Py_IS_TYPE(sm, &PyStaticMethod_Type)) return 0;
+  Py_INCREF(sm);
+  PyObject *f = PyObject_GetAttrString(sm, "__func__");
+  Py_DECREF(sm);
+  if (!f) {
+    PyErr_Clear();
+    return 0;
+  }
+  int ok = 0;
+  if (PyFunction_Check(f)) {
+    PyCodeObject *code = (PyCodeObject *)PyFunction_GET_CODE(f);
+    ok = code->co_argcount == n + 1 && code->co_kwonlyargcount == 0 &&
+         !(code->co_flags & (CO_VARARGS | CO_VARKEYWORDS)) &&
+         namedtuple_globals(st, PyFunction_GET_GLOBALS(f));
+  }
+  Py_DECREF(f);
+  return ok;
+}
+
+int nt_plain(gstate *st, PyTypeObject *t, Py_ssize_t n) {
+  struct ntplain *e = &st->ntplain[((uintptr_t)t >> 6) & 7];
+  unsigned int tag = type_tag(t);
+  if (tag && e->t == t && e->tag == tag && e->n == n) return e->plain;
+  Py_INCREF(t);
+  int plain = nt_plain_check(st, t, n);
+  tag = type_tag(t); /* (the lookup may have given t its tag) */
+  if (tag) {
+    e->t = t;
+    e->tag = tag;
+    e->n = n;
+    e->plain = plain;
+  }
+  Py_DECREF(t);
+  return plain;
+}
+
+PyObject *new_namedtuple(gstate *st, PyTypeObject *t, PyObject *const *v, Py_ssize_t n) {
+  if (!nt_plain(st, t, n)) return PyObject_Vectorcall((PyObject *)t, v, (size_t)n, NULL);
+  PyObject *r = t->tp_alloc(t, n);
+  if (!r) return NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    Py_INCREF(v[i]);
+    PyTuple_SET_ITEM(r, i, v[i]);
+  }
+  return r;
+}
+
 /* Whether the dicts flattened in namespace ns (an exact str) keep insertion
  * order: *out = 0 no, 1 by the global namespace's mode, 2 by ns's own. */
 int dict_insertion_ordered(gstate *st, PyObject *ns, int *out) {

@@ -101,6 +101,14 @@ typedef struct gstate {
   struct kstate *keras; /* grove.keras's own state (keras.c) */
   void *frcache;        /* flatten.c: a walk's grown frame stack, kept for the next walk */
   Py_ssize_t frcache_cap;
+  PyObject *s_new;     /* '__new__' */
+  PyObject *tuple_new; /* tuple.__new__: what collections.namedtuple's __new__ calls */
+  struct ntplain {     /* nt_plain's answers: classes borrowed, valid while their version tag is */
+    const PyTypeObject *t;
+    unsigned int tag;
+    int plain;
+    Py_ssize_t n;
+  } ntplain[8];
 } gstate;
 
 /* The kinds of Python nodes. */
@@ -292,6 +300,18 @@ PyObject *spec_registration(PyObject *regs, PyObject *cls);
  * registrations regs first). Runs no code. */
 int custom_info(gstate *st, GenObject *g, const gv_node *n, PyObject *ns, PyObject *regs,
                 PyObject **cls, PyObject **reg);
+/* Whether an instance of namedtuple class t with n fields is made exactly
+ * as calling t makes it by t->tp_alloc(t, n) and setting the items: t's
+ * metaclass is type, it has no __init__ of its own and its __new__ is the
+ * one collections.namedtuple wrote (which calls tuple.__new__), for n
+ * fields. Answers are kept by the class's version tag (which CPython
+ * changes whenever the class or a base changes). Never fails; may run code
+ * (a key's __eq__ in that function's globals): the caller holds what it uses. */
+int nt_plain(gstate *st, PyTypeObject *t, Py_ssize_t n);
+/* A new instance of namedtuple class t (held by the caller) with the values
+ * v[0..n) (an array no code can change): made directly when nt_plain says
+ * so, else by calling t. NULL with an exception. */
+PyObject *new_namedtuple(gstate *st, PyTypeObject *t, PyObject *const *v, Py_ssize_t n);
 PyObject *py_setup(PyObject *m, PyObject *args);
 int dict_insertion_ordered(gstate *st, PyObject *ns, int *out);
 PyObject *py_registry_changed(PyObject *m, PyObject *unused);

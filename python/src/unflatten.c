@@ -310,9 +310,9 @@ static PyObject *make_container(builder *b, const gv_node *n, PyObject *const *v
   PyObject *const *v = vals_now(b, vals, arity);
   if (!v) return NULL;
   switch (kind) {
-  case K_NT: {
+  case K_NT: { /* (the values are pinned: no code changes v) */
     Py_INCREF(cls);
-    PyObject *r = PyObject_Vectorcall(cls, v, arity, NULL);
+    PyObject *r = new_namedtuple(b->st, (PyTypeObject *)cls, v, (Py_ssize_t)arity);
     Py_DECREF(cls);
     return r;
   }
