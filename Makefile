@@ -264,7 +264,7 @@ $(BENCH_VENV)/.requirements: bench/python/requirements.txt
 	touch $@
 
 bench-python: test-deps $(BENCH_VENV)/.requirements
-	$(call py_configure,$(BENCH_BUILD),$(BENCH_PY))
+	$(call py_configure,$(BENCH_BUILD),$(BENCH_PY)) -DGROVE_PY_FLOOR=ON
 	cmake --build $(BENCH_BUILD) -j $(JOBS)
 	PYTHONPATH=$(abspath $(BENCH_BUILD)/python) $(BENCH_PY) bench/python/bench.py $(BENCH_PYTHON_ARGS)
 

@@ -13,7 +13,9 @@ flattened once).
 
 Engines: grove, optree, jax (jax.tree_util), torch (torch.utils._pytree), torch_cxx
 (torch.utils._cxx_pytree, over optree), keras (keras.tree with its default
-implementation, and with grove.keras installed). An engine that is not installed is
+implementation, and with grove.keras installed), and floor: for tree_flatten/leaves,
+tree_unflatten and tree_map, the least work any engine must do on that very tree
+(bench/python/floor.c; its answers are checked against grove's first). An engine that is not installed is
 skipped with a note. Every engine runs on the same tree objects.
 
 Method: every (workload, operation) is timed for all engines in interleaved rounds
@@ -51,6 +53,7 @@ if HERE not in sys.path:  # the modules beside this file, also when it is loaded
 
 # Engine, Moments, w1 and w6 are not used here: tests/python/test_bench_quick.py
 # reaches them through this module.
+import floor as floor_mod  # noqa: E402
 from engines import Engine, Keras, load_engine  # noqa: E402,F401
 from report import goals, render  # noqa: E402
 from rss import rss_child, run_rss_child  # noqa: E402
@@ -105,7 +108,7 @@ def main(argv=None):
     ap.add_argument('--only', help='workloads, comma-separated (W1..W7, W5s)')
     ap.add_argument('--ops', help='operations whose name contains one of these words, '
                     'comma-separated (e.g. unflatten,map); keras and canonicalize rows included')
-    ap.add_argument('--engines', help='comma-separated: ' + ','.join(CORE + ['keras']))
+    ap.add_argument('--engines', help='comma-separated: ' + ','.join(CORE + ['keras', 'floor']))
     ap.add_argument('--json-out', default='bench-python-results.json')
     ap.add_argument('--no-rss', action='store_true', help='skip the W7 peak-RSS children')
     ap.add_argument('--rounds', type=int, help='samples per engine (default 7; quick 3)')
@@ -120,9 +123,9 @@ def main(argv=None):
         return rss_child(args.rss_child, scale)
 
     sys.setrecursionlimit(100000)  # torch's pytree recurses in Python (W4 is 500 deep)
-    wanted_eng = args.engines.split(',') if args.engines else CORE + ['keras']
+    wanted_eng = args.engines.split(',') if args.engines else CORE + ['keras', 'floor']
     for n in wanted_eng:
-        if n not in CORE + ['keras']:
+        if n not in CORE + ['keras', 'floor']:
             ap.error(f'unknown engine {n}')
     if 'grove' not in wanted_eng:
         wanted_eng.insert(0, 'grove')  # every ratio is against grove
@@ -140,8 +143,12 @@ def main(argv=None):
 
     notes = []
     engines = []
+    use_floor = 'floor' in wanted_eng
+    if use_floor and floor_mod.grove_floor is None:
+        notes.append('floor: grove_floor is not built here (make bench-python builds it), skipped')
+        use_floor = False
     for n in wanted_eng:
-        if n == 'keras':
+        if n in ('keras', 'floor'):
             continue
         e = load_engine(n)
         if isinstance(e, str):
@@ -195,6 +202,13 @@ def main(argv=None):
         check_leaves(wl, engines, keras, tree, wl)
         print(f'bench: {wl} ({leaves} leaves) ...', file=sys.stderr, flush=True)
         opsets = {e.name: e.ops(tree, other) for e in engines}
+        if use_floor:
+            try:
+                fl = floor_mod.Floor(tree)
+                fl.check(grove)
+                opsets['floor'] = fl.ops()
+            except floor_mod.Unsupported as e:
+                notes.append(f'floor: no plan for {wl} ({e})')
         for op in opsets['grove']:
             if not want_op(op):
                 continue
@@ -203,9 +217,13 @@ def main(argv=None):
                 c = opsets[e.name][op]
                 if c is not None:
                     cases[e.name] = (c[0], c[1], None)
+            c = opsets.get('floor', {}).get(op)
+            if c is not None:
+                cases['floor'] = (c[0], c[1], None)
             samples, number = timer.run(cases)
             record('pytree', wl, op, leaves, samples, number)
         del opsets
+        fl = None
         if keras:
             kops = keras.ops(tree, other)
             for op, (stmt, ns) in kops.items():

@@ -118,6 +118,12 @@ def render(meta, results, rss, engines, keras):
         'time per call, (ns per leaf), ratio peer / grove (> 1: grove is faster).')
     add('')
     names = [e.name for e in engines]
+    if any(r['engine'] == 'floor' for r in results):
+        names.append('floor')
+        add('floor: the least work any engine must do for that operation on that very tree '
+            '(bench/python/floor.c; for tree_flatten it is the leaves: the structure is known '
+            'in advance); its ratio is grove / floor (how far grove is from it).')
+        add('')
     add('| workload | operation | ' + ' | '.join(names) + ' |')
     add('|---|---|' + '---|' * len(names))
     wls = []
@@ -138,7 +144,9 @@ def render(meta, results, rss, engines, keras):
                     continue
                 pct = 100 * r['spread_s'] / r['median_s'] if r['median_s'] else 0
                 cell = f'{fmt_time(r["median_s"])} ±{pct:.0f}% ({fmt_nsleaf(r["median_s"], r["leaves"])})'
-                if n != 'grove':
+                if n == 'floor':
+                    cell += f' grove/floor **{fmt_ratio(ratio(ix, "pytree", wl, op, "grove", n))}**'
+                elif n != 'grove':
                     cell += f' **{fmt_ratio(ratio(ix, "pytree", wl, op, n, "grove"))}**'
                 cells.append(cell)
             leaves = ix[('pytree', wl, op, 'grove')]['leaves'] if ('pytree', wl, op,
