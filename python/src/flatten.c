@@ -232,6 +232,7 @@ static int push_seq(walk *w, PyObject *o, int kind, Py_ssize_t n) {
   f->kind = kind;
   f->in_path = f->pinned = 0;
   f->nbase = w->nnodes;
+  f->tname = f->meta = NULL;
   return 0;
 }
 
@@ -287,9 +288,9 @@ static int push_frame(walk *w, PyObject *o, int kind, PyObject *reg) {
   case K_NT:
   case K_SS:
     f.n = PyTuple_GET_SIZE(o);
-    if (w->spec) {
+    if (w->spec && !(f.tname = name_node_known(w->g, (PyObject *)Py_TYPE(o)))) {
       int oom = 0;
-      pin_all(w);
+      pin_all(w); /* (naming a class: code and allocations) */
       f.tname = name_node(w->st, w->g, (PyObject *)Py_TYPE(o), &oom);
       if (!f.tname) {
         w->oom |= oom;
@@ -484,8 +485,18 @@ static int visit_body(walk *w, PyObject *o, int *held) {
   else if (o == Py_None) {
     if (w->fa->none_is_leaf) return push_leaf(w, o);
     return w->spec ? push_node(w, w->g->none_node) : 0;
+  } else if (tp == w->last_tp && !w->pinned) {
+    kind = w->last_kind;
+    reg = w->last_reg;
+    if (kind == K_LEAF) return push_leaf(w, o);
   } else {
-    if (!classify_cached(w->st, w->fa->ns, tp, &kind, &reg)) {
+    if (classify_cached(w->st, w->fa->ns, tp, &kind, &reg)) {
+      if (!w->pinned) {
+        w->last_tp = tp;
+        w->last_kind = kind;
+        w->last_reg = reg;
+      }
+    } else {
       /* a class not seen yet: classifying it looks at its attributes (code) */
       if (!*held) {
         Py_INCREF(o);
@@ -496,6 +507,14 @@ static int visit_body(walk *w, PyObject *o, int *held) {
       if (kind < 0) return -1;
     }
     if (kind == K_LEAF) return push_leaf(w, o);
+  }
+  if (kind == K_NT || kind == K_SS) { /* in place, when its class is named already */
+    const gv_node *tn = NULL;
+    if (w->nfr < CYCLE_DEPTH && (!w->spec || (tn = name_node_known(w->g, (PyObject *)tp)))) {
+      if (push_seq(w, o, kind, PyTuple_GET_SIZE(o)) < 0) return -1;
+      w->fr[w->nfr - 1].tname = tn;
+      return 0;
+    }
   }
   return push_frame(w, o, kind, reg);
 }

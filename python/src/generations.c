@@ -67,6 +67,7 @@ int new_gen(gstate *st) {
   g->hobj = NULL;
   g->nh = g->ch = 0;
   memset(&g->hmap, 0, sizeof g->hmap);
+  memset(&g->tnid, 0, sizeof g->tnid);
   g->tnodes = PyDict_New();
   g->serial = ++st->serial;
   g->none_node = NULL;

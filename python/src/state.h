@@ -47,6 +47,7 @@ typedef struct GenObject {
   ptrmap tmpl;        /* keyset -> dict of its keys (values None): unflatten copies it */
   keycache kc;        /* key objects (by identity) -> keyset */
   PyObject *tnodes;   /* dict: id(object) -> int(node): type names, factories */
+  idmap tnid;         /* the same by identity, read without allocating (name_node_known) */
   PyObject **hobj;    /* handles: handle h -> hobj[h - 1] (owned) */
   size_t nh, ch;      /* ... their count and capacity */
   idmap hmap;         /* object (by identity) -> its handle */
@@ -233,6 +234,11 @@ PyObject *py_handle_object(PyObject *m, PyObject *args);
  * unique in the process. NULL with an exception set (oom: *oom = 1). May run
  * code (the package's mangle function) the first time g names obj. */
 const gv_node *name_node(gstate *st, GenObject *g, PyObject *obj, int *oom);
+/* The name node of obj when g has named it already, else NULL: no
+ * allocation, no code, no exception (g's reverse map holds obj). */
+static inline const gv_node *name_node_known(const GenObject *g, const PyObject *obj) {
+  return (const gv_node *)(uintptr_t)im_get(&g->tnid, obj);
+}
 /* The object named by a type-name/factory node of g (borrowed: g holds it),
  * or NULL (exception set). Runs no code. */
 PyObject *named_obj(gstate *st, GenObject *g, const gv_node *name);

@@ -139,7 +139,8 @@ static void name_count(gstate *st, PyObject *name, int d) {
 static int gen_names(gstate *st, GenObject *g, PyObject *key, PyObject *obj, PyObject *name,
                      const gv_node *n) {
   PyObject *pv = PyLong_FromVoidPtr((void *)n);
-  if (!pv || PyDict_SetItem(g->tnodes, key, pv) < 0 || pm_put(&g->rev, n, obj) < 0) {
+  if (!pv || PyDict_SetItem(g->tnodes, key, pv) < 0 || pm_put(&g->rev, n, obj) < 0 ||
+      im_put(&g->tnid, obj, (uint64_t)(uintptr_t)n) < 0) {
     Py_XDECREF(pv);
     if (!PyErr_Occurred()) PyErr_NoMemory();
     return -1;
@@ -150,6 +151,8 @@ static int gen_names(gstate *st, GenObject *g, PyObject *key, PyObject *obj, PyO
 }
 
 const gv_node *name_node(gstate *st, GenObject *g, PyObject *obj, int *oom) {
+  const gv_node *known = name_node_known(g, obj);
+  if (known) return known;
   PyObject *key = PyLong_FromVoidPtr(obj);
   if (!key) return NULL;
   PyObject *v = PyDict_GetItemWithError(g->tnodes, key); /* int keys: no code */
@@ -216,6 +219,7 @@ void gen_names_free(GenObject *g) {
   gstate *st = g->st;
   PyObject *t = g->tnodes;
   g->tnodes = NULL;
+  im_free(&g->tnid);
   if (!t) return;
   if (st && st->objnames && st->namerefs && st->names) {
     PyObject *k, *v;

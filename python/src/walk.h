@@ -50,6 +50,11 @@ typedef struct walk {
   const gv_node **tmp;
   Py_ssize_t ctmp;
   pset path;
+  /* the class classified last, while no code has run (!pinned): its kind and
+   * registration (borrowed from the cache, which only code changes) */
+  PyTypeObject *last_tp;
+  int last_kind;
+  PyObject *last_reg;
   frame fr_inl[INL_FR];
   PyObject *lv_inl[INL_N];
   const gv_node *nodes_inl[INL_N];
