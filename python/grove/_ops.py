@@ -9,7 +9,7 @@ import collections
 import difflib
 import textwrap
 
-from grove._grove import tree_flatten, tree_map, tree_structure
+from grove._grove import tree_flatten, tree_leaves, tree_map, tree_structure
 
 __all__ = [
     'tree_flatten_with_accessor', 'tree_accessors', 'tree_map_', 'tree_map_with_path_',
@@ -21,6 +21,7 @@ __all__ = [
 ]
 
 _MISSING = object()
+_consume = collections.deque  # _consume(iterator, maxlen=0) runs it through, keeping nothing
 
 
 def _flat(tree, rests, is_leaf, none_is_leaf, namespace):
@@ -88,9 +89,11 @@ def tree_map_(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace
         >>> seen
         [3, 4]
     """
-    _, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
-    for _ in map(func, *flat):
-        pass
+    if rests:
+        _, flat = _flat(tree, rests, is_leaf, none_is_leaf, namespace)
+    else:  # (the leaves alone: no structure to make)
+        flat = [tree_leaves(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)]
+    _consume(map(func, *flat), maxlen=0)
     return tree
 
 

@@ -18,6 +18,7 @@ from grove.accessors import (
     MappingEntry,
     NamedTupleEntry,
     PyTreeAccessor,
+    PyTreeEntry,
     PyTreeKind,
     SequenceEntry,
     StructSequenceEntry,
@@ -530,10 +531,11 @@ def accessors(self, /):
     """
     out = []
     stack = [(self, ())]
+    new_accessor = tuple.__new__
     while stack:
         spec, path = stack.pop()
         if spec.is_leaf():
-            out.append(PyTreeAccessor(path))
+            out.append(new_accessor(PyTreeAccessor, path))  # (its entries are valid ones)
             continue
         kind = _kind(spec)
         if kind == PyTreeKind.NONE:
@@ -542,11 +544,27 @@ def accessors(self, /):
         if kind == PyTreeKind.CUSTOM:
             reg = _registration(spec)
             entry_type = (reg[3] if reg is not None else None) or AutoEntry
-        else:
-            entry_type = _ENTRY_TYPES[kind]
-        steps = [entry_type(e, node_type, kind) for e in spec.entries()]
-        stack.extend((c, path + (s,)) for s, c in reversed(list(zip(steps, spec.children()))))
+            steps = [entry_type(e, node_type, kind) for e in spec.entries()]
+        else:  # grove's own entry classes: made without their checks (valid by construction)
+            steps = [_entry(_ENTRY_TYPES[kind], e, node_type, kind) for e in spec.entries()]
+        children = spec.children()
+        for r in range(len(steps) - 1, -1, -1):
+            stack.append((children[r], path + (steps[r],)))
     return out
+
+
+_set_entry, _set_type, _set_kind = (PyTreeEntry.entry.__set__, PyTreeEntry.type.__set__,
+                                    PyTreeEntry.kind.__set__)
+
+
+def _entry(cls, entry, node_type, kind):
+    """cls(entry, node_type, kind) for one of grove's entry classes, whose __init__ only
+    checks kind (never LEAF or NONE here) and sets the three slots."""
+    e = object.__new__(cls)
+    _set_entry(e, entry)
+    _set_type(e, node_type)
+    _set_kind(e, kind)
+    return e
 
 
 def _index(index, count, what):
