@@ -43,6 +43,9 @@ class _Mark:
     __slots__ = ()
 
 
+_MARK = _Mark()
+
+
 # kinds whose structure depends on the namespace (its registrations, its dict order)
 _NAMESPACED = (PyTreeKind.CUSTOM, PyTreeKind.DICT, PyTreeKind.DEFAULTDICT)
 
@@ -88,16 +91,17 @@ def _check_children(children, none_is_leaf, namespace, collection=None):
 
 
 def _graft(top, children, none_is_leaf, namespace, keep=True, collection=None):
-    """The structure of top (a one-level structure, or None for an object) with its leaves
-    replaced by children's structures."""
+    """The structure of top (a one-level structure; None: collection's own type, an exact
+    tuple or list) with its leaves replaced by children's structures."""
     given = namespace
     namespace = _check_children(children, none_is_leaf, namespace, collection)
-    if not keep and namespace == given and _kind(top) not in _NAMESPACED and not any(
+    if not keep and namespace == given and (top is None or _kind(top) not in _NAMESPACED) and not any(
             c.namespace for c in children):
         namespace = ''  # (as optree: a namespace only where it changed something)
-    subtrees = [c.unflatten(_marks(c.num_leaves)) for c in children]
-    obj = top.unflatten(subtrees)
-    return tree_structure(obj, _is_mark, none_is_leaf=none_is_leaf, namespace=namespace)
+    subtrees = [c.unflatten([_MARK] * c.num_leaves) for c in children]
+    obj = top.unflatten(subtrees) if top is not None else type(collection)(subtrees)
+    # (a _Mark is a leaf in every namespace: no class of grove's is registered)
+    return tree_structure(obj, none_is_leaf=none_is_leaf, namespace=namespace)
 
 
 def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace=''):
@@ -121,6 +125,9 @@ def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace='')
     """
     from grove import _check_ns_arg
     namespace = _check_ns_arg(namespace)
+    if type(collection) in (tuple, list):  # one level of a tuple or list: made directly
+        return _graft(None, collection, none_is_leaf, namespace, keep=False,
+                      collection=collection)
     top = tree_structure(collection, lambda x: x is not collection, none_is_leaf=none_is_leaf,
                          namespace=namespace)
     if top.is_leaf():
