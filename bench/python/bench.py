@@ -242,6 +242,11 @@ def main(argv=None):
                              ('f(t)', {'f': keras.dict_to_ordered_dict, 't': tree}, None)}
                 samples, number = timer.run(cases)
                 record('canonicalize', wl, 'canonicalize', leaves, samples, number)
+                # only equal outputs are a comparison (keras's pass sorts the first dict on
+                # each path and leaves the dicts inside it as they are)
+                same = floor_mod._same(grove.canonicalize(tree)[0], keras.dict_to_ordered_dict(tree))
+                for r in results[-2:]:
+                    r['same_output'] = same
         del tree, other
         gc.collect()
 

@@ -79,6 +79,79 @@ GOALS = [
 ]
 
 
+PEERS = ('optree', 'jax', 'torch', 'torch_cxx')
+
+
+def _cells_below(results, need, wls=None, ops=None, peers=PEERS):
+    """The (workload, op, peer, ratio) pytree cells where peer / grove < need."""
+    ix = index(results)
+    low = []
+    for r in results:
+        if r['section'] != 'pytree' or r['engine'] not in peers:
+            continue
+        if (wls and r['workload'] not in wls) or (ops and r['op'] not in ops):
+            continue
+        v = ratio(ix, 'pytree', r['workload'], r['op'], r['engine'], 'grove')
+        if v is not None and v < need:
+            low.append((r['workload'], r['op'], r['engine'], v))
+    return low
+
+
+def _cells_goal(label, results, need, **kw):
+    low = _cells_below(results, need, **kw)
+    ran = any(r['section'] == 'pytree' and r['engine'] in PEERS for r in results)
+    shown = {f'{w} {op} vs {p}': v for w, op, p, v in low}
+    return {'goal': label, 'ratios': shown or {'every cell': None if not ran else need},
+            'status': 'not run' if not ran else ('met' if not low else 'NOT met')}
+
+
+def round3_goals(results):
+    """Issue 24's goals: every cell, W1, flatten_up_to, keras, the floor, canonicalize."""
+    ix = index(results)
+    out = [
+        _cells_goal('every pytree cell ≥ 1.5× every peer (cells below listed)', results, 1.5),
+        _cells_goal('every W1 cell ≥ 3× every peer (cells below listed)', results, 3,
+                    wls=['W1']),
+        _cells_goal('flatten_up_to ≥ 2× optree everywhere (cells below listed)', results, 2,
+                    ops=['flatten_up_to'], peers=('optree',)),
+    ]
+    low, ran = {}, False
+    for r in results:
+        if r['section'] == 'keras' and r['engine'] == 'keras/grove' and r['op'] in (
+                'map_structure', 'map_structure (two)', 'pack_sequence_as', 'map_structure_up_to'):
+            ran = True
+            v = ratio(ix, 'keras', r['workload'], r['op'], 'keras/default', 'keras/grove')
+            if v is not None and v < 5:
+                low[f'{r["workload"]} {r["op"]}'] = v
+    out.append({'goal': 'keras map_structure / pack_sequence_as / map_structure_up_to ≥ 5× '
+                        'keras\'s default on every workload (cells below listed)',
+                'ratios': low or {'every cell': 5 if ran else None},
+                'status': 'not run' if not ran else ('met' if not low else 'NOT met')})
+    far, ran = {}, False
+    for r in results:
+        if r['section'] == 'pytree' and r['engine'] == 'floor' and r['workload'] in ('W5', 'W6'):
+            ran = True
+            v = ratio(ix, 'pytree', r['workload'], r['op'], 'grove', 'floor')
+            if v is not None and v > 2:
+                far[f'{r["workload"]} {r["op"]} grove/floor'] = v
+    out.append({'goal': 'within 2× of the floor on W5 and W6 (grove / floor above 2 listed)',
+                'ratios': far or {'every cell': 2 if ran else None},
+                'status': 'not run' if not ran else ('met' if not far else 'NOT met')})
+    behind, ran = {}, False
+    for r in results:
+        if r['section'] == 'canonicalize' and r['engine'] == 'grove.canonicalize' and \
+                r.get('same_output'):
+            ran = True
+            v = ratio(ix, 'canonicalize', r['workload'], 'canonicalize',
+                      'keras torch _dict_to_ordered_dict', 'grove.canonicalize')
+            if v is not None and v < 1:
+                behind[r['workload']] = v
+    out.append({'goal': 'canonicalize ahead of keras\'s torch pass where the outputs are equal',
+                'ratios': behind or {'every such workload': 1 if ran else None},
+                'status': 'not run' if not ran else ('met' if not behind else 'NOT met')})
+    return out
+
+
 def goals(results, rss):
     ix = index(results)
     out = []
@@ -87,6 +160,7 @@ def goals(results, rss):
         got = [v for v in vals.values() if v is not None]
         status = 'not run' if not got else ('met' if all(v >= need for v in got) else 'NOT met')
         out.append({'goal': label, 'ratios': vals, 'status': status})
+    out.extend(round3_goals(results))
     c = ix.get(('canonicalize', 'W5s', 'canonicalize', 'grove.canonicalize'))
     if c:
         out.append({'goal': 'canonicalize < 1 µs on W5s (already sorted)',
@@ -173,13 +247,16 @@ def render(meta, results, rss, engines, keras):
             add('canonicalize: `grove.canonicalize` vs keras\'s torch-tree '
                 '`_dict_to_ordered_dict` (keras/src/tree/torchtree_impl.py).')
             add('')
-            add('| workload | grove.canonicalize | keras torch _dict_to_ordered_dict | ratio |')
-            add('|---|---|---|---|')
+            add('| workload | grove.canonicalize | keras torch _dict_to_ordered_dict | ratio | '
+                'same output |')
+            add('|---|---|---|---|---|')
             for r in can:
                 k = ix[('canonicalize', r['workload'], 'canonicalize',
                         'keras torch _dict_to_ordered_dict')]
+                same = r.get('same_output')
                 add(f'| {r["workload"]} | {fmt_time(r["median_s"])} | {fmt_time(k["median_s"])}'
-                    f' | **{fmt_ratio(k["median_s"] / r["median_s"])}** |')
+                    f' | **{fmt_ratio(k["median_s"] / r["median_s"])}** | '
+                    f'{"yes" if same else "no: keras sorts only the first dict on each path"} |')
     if rss:
         add('')
         add('W7 peak RSS of the flatten phase, one fresh interpreter per engine: VmHWM (reset '
