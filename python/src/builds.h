@@ -30,7 +30,7 @@ static inline int bgrow(void **p, size_t *cap, size_t need, size_t elem) {
 /* The Python kind of a structure node. */
 static inline int node_kind(gstate *st, GenObject *g, const gv_node *n, PyObject *ns,
                             PyObject *regs, PyObject **cls, PyObject **reg) {
-  switch (gv_kind(n)) {
+  switch (gv__kind(n)) {
   case GV_STAR:
     return K_LEAF;
   case GV_LIST:

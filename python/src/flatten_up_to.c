@@ -53,7 +53,7 @@ static PyObject *up_path(uframe *fr, size_t depth, GenObject *g) {
     const gv_node *n = fr[d].n;
     size_t r = fr[d].i - 1;
     PyObject *e;
-    unsigned k = gv_kind(n);
+    unsigned k = gv__kind(n);
     if (k == GV_DICT || k == GV_DDICT || k == GV_ODICT) {
       PyObject *keys = keys_of(g, gv_meta(n));
       e = keys ? PyTuple_GET_ITEM(keys, (Py_ssize_t)(k == GV_ODICT ? r : gv_order_index(n, r)))
@@ -111,7 +111,7 @@ static PyObject *match_children(gstate *st, SpecObject *s, const gv_node *n, PyO
   int k = node_kind(st, g, n, s->ns, s->regs, &cls, &reg);
   if (k < 0) return NULL;
   PyTypeObject *tp = Py_TYPE(o);
-  size_t arity = gv_arity(n);
+  size_t arity = gv__arity(n);
   switch (k) {
   case K_NONE:
     if (o != Py_None) {
@@ -282,16 +282,16 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
     upair it = stk[--n];
     const gv_node *nd = it.n;
     PyObject *o = it.o;
-    size_t arity = gv_arity(nd);
+    size_t arity = gv__arity(nd);
     PyTypeObject *tp = Py_TYPE(o);
-    switch (gv_kind(nd)) {
+    switch (gv__kind(nd)) {
     case GV_STAR:
       if (li >= nleaves) goto give_up_o;
       PyList_SET_ITEM(out, (Py_ssize_t)li++, o); /* (the reference moves to out) */
       continue;
     case GV_LIST:
     case GV_TUPLE: {
-      if (tp != (gv_kind(nd) == GV_LIST ? &PyList_Type : &PyTuple_Type)) goto give_up_o;
+      if (tp != (gv__kind(nd) == GV_LIST ? &PyList_Type : &PyTuple_Type)) goto give_up_o;
       if (bgrow((void **)&stk, &cap, n + arity, sizeof *stk) < 0) goto fail_o;
       /* (no code runs from here to the pushes: the size read is the size used) */
       if ((size_t)Py_SIZE(o) != arity) goto give_up_o;
@@ -312,7 +312,7 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
       if (!keys) goto fail_o;
       if (bgrow((void **)&stk, &cap, n + arity, sizeof *stk) < 0) goto fail_o;
       if (bgrow((void **)&tmp, &ctmp, arity, sizeof *tmp) < 0) goto fail_o;
-      size_t base = n, kind = gv_kind(nd);
+      size_t base = n, kind = gv__kind(nd);
       /* the dict's own keys, in its order, the very objects of the structure's (a tree
        * rebuilt from a structure, or the structure's own): the values by position, no
        * hashing, no code run */
@@ -404,7 +404,7 @@ static PyObject *up_to_node(gstate *st, SpecObject *s, PyObject *tree) {
   const gv_node *node = s->node;
   PyObject *out = PyList_New(0);
   if (!out) return NULL;
-  if (gv_kind(node) == GV_STAR) {
+  if (gv__kind(node) == GV_STAR) {
     if (PyList_Append(out, tree) < 0) Py_CLEAR(out);
     return out;
   }
@@ -420,7 +420,7 @@ static PyObject *up_to_node(gstate *st, SpecObject *s, PyObject *tree) {
   fr[nfr++] = (uframe){node, tree, items, 0};
   while (nfr) {
     uframe *f = &fr[nfr - 1];
-    if (f->i == gv_arity(f->n)) {
+    if (f->i == gv__arity(f->n)) {
       Py_DECREF(f->obj);
       Py_DECREF(f->items);
       nfr--;
@@ -429,7 +429,7 @@ static PyObject *up_to_node(gstate *st, SpecObject *s, PyObject *tree) {
     size_t r = f->i++;
     const gv_node *c = gv__trav_child(f->n, r);
     PyObject *co = PyTuple_GET_ITEM(f->items, (Py_ssize_t)r);
-    if (gv_kind(c) == GV_STAR) {
+    if (gv__kind(c) == GV_STAR) {
       if (PyList_Append(out, co) < 0) goto fail;
       continue;
     }

@@ -144,7 +144,7 @@ static void release_vals(builder *b, Py_ssize_t base) {
 
 /* Whether making node n may run Python code of the user's. */
 static int may_call_user(const gv_node *n) {
-  unsigned k = gv_kind(n);
+  unsigned k = gv__kind(n);
   if (k == GV_CUSTOM || k == GV_DDICT) return 1;
   if (k == GV_DICT || k == GV_ODICT) return (GV__CONT(n)->meta->aux16 & GV__KS_HOST) != 0;
   return 0;
@@ -377,12 +377,12 @@ static int take_flat(builder *b, const gv_node *c) {
 
 static PyObject *build_run(builder *b, const gv_node *root) {
   PyObject *res = NULL;
-  if (gv_kind(root) == GV_STAR) {
+  if (gv__kind(root) == GV_STAR) {
     if (take_leaf(b) < 0) goto fail;
     res = b->v[--b->nv];
     goto done;
   }
-  if (gv_arity(root) == 0) {
+  if (gv__arity(root) == 0) {
     if (may_call_user(root) && pin_vals(b) < 0) return NULL;
     res = make_container(b, root, NULL, 0);
     goto done;
