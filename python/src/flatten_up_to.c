@@ -282,8 +282,11 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
     upair it = stk[--n];
     const gv_node *nd = it.n;
     PyObject *o = it.o;
-    size_t arity = gv__arity(nd);
-    PyTypeObject *tp = Py_TYPE(o);
+    size_t arity;
+    PyTypeObject *tp;
+  again:
+    arity = gv__arity(nd);
+    tp = Py_TYPE(o);
     switch (gv__kind(nd)) {
     case GV_STAR:
       if (li >= nleaves) goto give_up_o;
@@ -297,6 +300,14 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
       if ((size_t)Py_SIZE(o) != arity) goto give_up_o;
       PyObject **items =
           tp == &PyList_Type ? ((PyListObject *)o)->ob_item : ((PyTupleObject *)o)->ob_item;
+      if (arity == 1) { /* a chain: its one child next, without the stack */
+        PyObject *c = items[0];
+        Py_INCREF(c);
+        Py_DECREF(o); /* (its parent, or the caller, still holds it: nothing is freed) */
+        nd = gv__trav_child(nd, 0);
+        o = c;
+        goto again;
+      }
       for (size_t r = arity; r-- > 0;) {
         Py_INCREF(items[r]);
         stk[n++] = (upair){gv__trav_child(nd, r), items[r]};
