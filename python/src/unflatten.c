@@ -397,10 +397,20 @@ static PyObject *build_run(builder *b, const gv_node *root) {
   while (b->nfr) {
     bframe *f = &b->fr[b->nfr - 1];
     if (f->i == f->arity) {
-      if (may_call_user(f->n) && pin_vals(b) < 0) goto fail;
-      PyObject *o = make_container(b, f->n, b->v + f->vbase, f->arity);
-      if (!o) goto fail;
-      release_vals(b, f->vbase);
+      unsigned k = gv__kind(f->n);
+      PyObject *o;
+      if (k == GV_LIST || k == GV_TUPLE) { /* the values on the stack move into it */
+        o = k == GV_LIST ? PyList_New((Py_ssize_t)f->arity) : PyTuple_New((Py_ssize_t)f->arity);
+        if (!o) goto fail;
+        memcpy(k == GV_LIST ? ((PyListObject *)o)->ob_item : ((PyTupleObject *)o)->ob_item,
+               b->v + f->vbase, f->arity * sizeof *b->v);
+        b->nv = f->vbase;
+      } else {
+        if (may_call_user(f->n) && pin_vals(b) < 0) goto fail;
+        o = make_container(b, f->n, b->v + f->vbase, f->arity);
+        if (!o) goto fail;
+        release_vals(b, f->vbase);
+      }
       b->nfr--;
       if (!b->nfr) {
         res = o;
