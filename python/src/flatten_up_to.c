@@ -271,6 +271,9 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
   if (nleaves > (uint64_t)PY_SSIZE_T_MAX) return 0;
   PyObject *out = PyList_New((Py_ssize_t)nleaves);
   if (!out) return -1;
+  /* Its slots are NULL until filled, and code may run meanwhile (a key's __hash__ or __eq__
+   * in a lookup below): untracked, gc.get_objects() cannot hand it to that code. */
+  PyObject_GC_UnTrack(out);
   upair *stk = NULL;
   PyObject **tmp = NULL; /* (borrowed values of one dict, while no code runs) */
   size_t n = 0, cap = 0, li = 0, ctmp = 0;
@@ -395,6 +398,7 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
   if (li != nleaves) goto out;
   PyMem_Free(stk);
   PyMem_Free(tmp);
+  PyObject_GC_Track(out); /* (full now) */
   *res = out;
   return 1;
 fail:

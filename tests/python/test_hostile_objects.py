@@ -464,6 +464,39 @@ def test_flatten_up_to_keys_that_run_code():
     assert out.split() == ['none', 'ok', 'clear', 'raised', 'raise', 'raised']
 
 
+def test_flatten_up_to_never_shows_code_a_half_filled_list():
+    # the fast pass fills a presized list while a key's __hash__/__eq__ may run: that code
+    # must not reach the list (gc.get_objects()) while its slots are still empty
+    out = run_child('''
+        import gc, grove
+
+        N = 777
+        seen = []
+
+        class K:
+            def __hash__(self):
+                seen.extend(o for o in gc.get_objects() if type(o) is list and len(o) == N)
+                return 1
+            def __eq__(self, other):
+                seen.extend(o for o in gc.get_objects() if type(o) is list and len(o) == N)
+                return isinstance(other, K)
+
+        spec = grove.tree_structure(({K(): (1, 2)}, tuple(range(N - 2))))
+        good = ({K(): (5, 6)}, tuple(range(N - 2)))
+        bad = ({K(): (5, 6, 7)}, tuple(range(N - 2)))
+        assert spec.flatten_up_to(good)[:2] == [5, 6]
+        try:
+            spec.flatten_up_to(bad)
+        except ValueError:
+            pass
+        grove.tree_map(lambda a, b: b, spec.unflatten(range(N)), good)
+        for lst in seen:
+            list(lst)  # an empty slot here crashes the interpreter
+        print('done', len(seen) >= 0)
+    ''')
+    assert out.split() == ['done', 'True']
+
+
 def test_w5_builtin_leaf_classes_can_be_registered():
     import grove
     import optree
