@@ -274,8 +274,8 @@ static int dict_snapshot(PyObject *d, int odict, PyObject **keys, PyObject **val
     if (!pairs) return -1;
     PyObject_GC_UnTrack(pairs); /* (no code can reach it while it is read) */
     Py_ssize_t n = PyList_GET_SIZE(pairs);
-    *keys = PyTuple_New(n);
-    *vals = *keys ? PyTuple_New(n) : NULL;
+    *keys = gc_hide(PyTuple_New(n)); /* (until full: the next allocation may run code) */
+    *vals = *keys ? gc_hide(PyTuple_New(n)) : NULL;
     for (Py_ssize_t j = 0; *vals && j < n; j++) {
       PyObject *p = PyList_GET_ITEM(pairs, j);
       if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) != 2) {
@@ -294,12 +294,14 @@ static int dict_snapshot(PyObject *d, int odict, PyObject **keys, PyObject **val
       Py_CLEAR(*keys);
       return -1;
     }
+    gc_show(*keys);
+    gc_show(*vals);
     return 0;
   }
   for (int attempt = 0; attempt < 4; attempt++) {
     Py_ssize_t n = PyDict_GET_SIZE(d), pos = 0, j = 0;
-    *keys = PyTuple_New(n);
-    *vals = *keys ? PyTuple_New(n) : NULL;
+    *keys = gc_hide(PyTuple_New(n)); /* (until full: the next allocation may run code) */
+    *vals = *keys ? gc_hide(PyTuple_New(n)) : NULL;
     if (!*vals) {
       Py_CLEAR(*keys);
       return -1;
@@ -313,7 +315,11 @@ static int dict_snapshot(PyObject *d, int odict, PyObject **keys, PyObject **val
         PyTuple_SET_ITEM(*vals, j, vv);
         j++;
       }
-      if (j == n) return 0;
+      if (j == n) {
+        gc_show(*keys);
+        gc_show(*vals);
+        return 0;
+      }
     }
     Py_CLEAR(*keys);
     Py_CLEAR(*vals);

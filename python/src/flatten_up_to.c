@@ -43,7 +43,8 @@ static const char *kind_word(int k) {
 static PyObject *up_path(uframe *fr, size_t depth, GenObject *g) {
   /* (a long path is cut to its ends around an Ellipsis: it is for a message) */
   size_t cut = depth > 2 * PATH_ENDS + 1 ? PATH_ENDS : depth, j = 0;
-  PyObject *t = PyTuple_New((Py_ssize_t)(cut < depth ? 2 * PATH_ENDS + 1 : depth));
+  /* (hidden until full: keys_of and custom_md allocate, which may run a finalizer) */
+  PyObject *t = gc_hide(PyTuple_New((Py_ssize_t)(cut < depth ? 2 * PATH_ENDS + 1 : depth)));
   for (size_t d = 0; t && d < depth; d++) {
     if (d == cut && cut < depth) {
       Py_INCREF(Py_Ellipsis);
@@ -82,6 +83,7 @@ static PyObject *up_path(uframe *fr, size_t depth, GenObject *g) {
     }
     PyTuple_SET_ITEM(t, (Py_ssize_t)j++, e);
   }
+  if (t) gc_show(t);
   return t;
 }
 
@@ -148,7 +150,7 @@ static PyObject *match_children(gstate *st, SpecObject *s, const gv_node *n, PyO
     }
     PyObject *keys = keys_of(g, gv_meta(n));
     if (!keys) return NULL;
-    PyObject *t = PyTuple_New((Py_ssize_t)arity);
+    PyObject *t = gc_hide(PyTuple_New((Py_ssize_t)arity)); /* (until full: lookups run code) */
     if (!t) return NULL;
     int ok = (size_t)PyDict_GET_SIZE(o) == arity;
     for (size_t r = 0; ok && r < arity; r++) {
@@ -176,6 +178,7 @@ static PyObject *match_children(gstate *st, SpecObject *s, const gv_node *n, PyO
       }
       return NULL;
     }
+    gc_show(t);
     return t;
   }
   case K_NT:

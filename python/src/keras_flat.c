@@ -64,8 +64,8 @@ PyObject *py_flatten_with_path(PyObject *m, PyObject *o) {
     PyErr_SetString(PyExc_TypeError, "grove.keras: TreeSpec.paths() did not give a path a leaf");
     goto done;
   }
-  PyObject_GC_UnTrack(leaves); /* (no finalizer run by the allocations below can reach it) */
-  out = PyList_New(n);
+  PyObject_GC_UnTrack(leaves);  /* (no finalizer run by the allocations below can reach it) */
+  out = gc_hide(PyList_New(n)); /* (until full: its tuples are allocations) */
   for (Py_ssize_t i = 0; out && i < n; i++) {
     if (i >= PyList_GET_SIZE(paths)) { /* (a finalizer may reach paths) */
       PyErr_SetString(PyExc_RuntimeError, "list changed size during iteration");
@@ -82,6 +82,7 @@ PyObject *py_flatten_with_path(PyObject *m, PyObject *o) {
     }
     PyList_SET_ITEM(out, i, t);
   }
+  if (out) gc_show(out);
 done:
   Py_XDECREF(paths);
   Py_DECREF(leaves);

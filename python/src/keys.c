@@ -246,7 +246,7 @@ PyObject *keys_of(GenObject *g, const gv_node *ks) {
   PyObject *t = pm_get(&g->rev, ks);
   if (t) return t;
   size_t n = gv_arity(ks);
-  t = PyTuple_New((Py_ssize_t)n);
+  t = gc_hide(PyTuple_New((Py_ssize_t)n)); /* (until full: a key's tuple is an allocation) */
   if (!t) return NULL;
   for (size_t i = 0; i < n; i++) {
     PyObject *k = value_obj(g, GV__CONT(ks)->kids[i]);
@@ -256,6 +256,7 @@ PyObject *keys_of(GenObject *g, const gv_node *ks) {
     }
     PyTuple_SET_ITEM(t, (Py_ssize_t)i, k);
   }
+  gc_show(t);
   int r = pm_put(&g->rev, ks, t);
   Py_DECREF(t);
   if (r < 0) return PyErr_NoMemory();

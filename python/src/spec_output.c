@@ -297,7 +297,7 @@ static PyObject *key_labels(SpecObject *s, const gv_node *n) {
   if (!keys) return NULL;
   Py_INCREF(keys);
   size_t ar = gv_arity(n);
-  PyObject *labels = PyTuple_New((Py_ssize_t)ar);
+  PyObject *labels = gc_hide(PyTuple_New((Py_ssize_t)ar)); /* (until full: reprs run code) */
   for (size_t r = 0; labels && r < ar; r++) {
     size_t ix = gv_kind(n) == GV_ODICT ? r : gv_order_index(n, r);
     PyObject *l = PyUnicode_FromFormat("%R: ", PyTuple_GET_ITEM(keys, (Py_ssize_t)ix));
@@ -307,12 +307,13 @@ static PyObject *key_labels(SpecObject *s, const gv_node *n) {
       PyTuple_SET_ITEM(labels, (Py_ssize_t)r, l);
   }
   Py_DECREF(keys);
+  if (labels) gc_show(labels);
   return labels;
 }
 
 /* labels[r] = "name=" for the names of fields (a tuple, or NULL: unnamed) */
 static PyObject *field_labels(PyObject *fields, size_t ar) {
-  PyObject *labels = PyTuple_New((Py_ssize_t)ar);
+  PyObject *labels = gc_hide(PyTuple_New((Py_ssize_t)ar)); /* (until full: str() runs code) */
   for (size_t r = 0; labels && r < ar; r++) {
     PyObject *l = fields && (Py_ssize_t)r < PyTuple_GET_SIZE(fields)
                       ? PyUnicode_FromFormat("%S=", PyTuple_GET_ITEM(fields, (Py_ssize_t)r))
@@ -322,6 +323,7 @@ static PyObject *field_labels(PyObject *fields, size_t ar) {
     else
       PyTuple_SET_ITEM(labels, (Py_ssize_t)r, l);
   }
+  if (labels) gc_show(labels);
   return labels;
 }
 

@@ -171,6 +171,19 @@ static inline PyObject *tuple_from(PyObject *const *v, Py_ssize_t n) {
   return t;
 }
 
+/* A new list or tuple whose empty slots are filled while code may run (a key's __hash__ or
+ * __repr__, or a finalizer the collector runs at an allocation) is kept out of the
+ * collector's sight until it is full: that code cannot reach it through gc.get_objects()
+ * and read an empty slot. gc_hide(o) (o may be NULL) after making it, gc_show(o) once full
+ * (an empty tuple, CPython's shared singleton, stays as it is). */
+static inline PyObject *gc_hide(PyObject *o) {
+  if (o) PyObject_GC_UnTrack(o);
+  return o;
+}
+static inline void gc_show(PyObject *o) {
+  if (Py_SIZE(o) && !PyObject_GC_IsTracked(o)) PyObject_GC_Track(o);
+}
+
 /* ---- args.c ---- */
 gstate *state_of_module(PyObject *m);
 gstate *state_of_type(PyTypeObject *t);

@@ -497,6 +497,154 @@ def test_flatten_up_to_never_shows_code_a_half_filled_list():
     assert out.split() == ['done', 'True']
 
 
+
+# Code that reads every list and tuple of a length N the collector tracks: run by the cycle
+# collector at every allocation of a tracked object during probe(fn) (a gc callback, run where
+# a finalizer would run; where an allocation runs the collector, up to 3.11), or called by a
+# key's or a field's method. A list or tuple of the extension's still holding an empty slot
+# crashes the interpreter there.
+HALF_FILLED = """
+    import gc
+    N = 7
+    def read_all():
+        for o in gc.get_objects():
+            if type(o) in (list, tuple) and len(o) == N:
+                for x in o:  # an empty slot here crashes the interpreter
+                    pass
+    class Counted:  # (the collector counts its allocation: it comes from no free list)
+        pass
+    kept, probing = [], [False]
+    def after_collection(phase, info):
+        if probing[0] and phase == 'stop':
+            read_all()
+            # more allocations than frees since this collection, with threshold 1: the next
+            # allocation runs the collector again, even after a few frees
+            kept.clear()
+            kept.extend(Counted() for _ in range(50))
+    gc.callbacks.append(after_collection)
+    def probe(fn, *args):
+        gc.collect()
+        probing[0] = True
+        gc.set_threshold(1)
+        try:
+            return fn(*args)
+        except Exception as e:
+            return e
+        finally:
+            probing[0] = False
+            gc.set_threshold(700)
+    class K:
+        def __init__(self, i, code=False):
+            self.i, self.code = i, code
+        def __hash__(self):
+            if self.code:
+                read_all()
+            return self.i
+        def __eq__(self, other):
+            return isinstance(other, K) and other.i == self.i
+        def __lt__(self, other):
+            return self.i < other.i
+        def __repr__(self):
+            if self.code:
+                read_all()
+            return f'K({self.i})'
+"""
+
+HALF_FILLED_CASES = {
+    # the general pass's snapshot of a dict's keys and values (a tuple allocated after the other)
+    'canonicalize_dict': """
+        import grove
+        out, changed = probe(grove.canonicalize, {K(i): [i] for i in reversed(range(N))})
+        print([k.i for k in out])
+    """,
+    'canonicalize_ordered_dict': """
+        import collections, grove
+        out, changed = probe(grove.canonicalize,
+                             collections.OrderedDict((K(i), [i]) for i in range(N)))
+        print([k.i for k in out])
+    """,
+    # a keyset's key objects made again (a new generation): a tuple key is an allocation
+    'keys_made_again': """
+        import pickle, grove
+        data = pickle.dumps(grove.tree_structure({(i, i): i for i in range(N)}))
+        grove.set_memory_limit(1 << 30)
+        spec = probe(pickle.loads, data)
+        print(sorted(spec.unflatten(range(N)).values()))
+    """,
+    # flatten_up_to's error path: a custom node's entries (a tuple, too long for CPython's
+    # free lists: an allocation of the collector's) made at each level
+    'flatten_up_to_error_path': """
+        import grove
+        NAMES = tuple(f'k{i}' for i in range(30))
+        class Node:
+            def __init__(self, kid):
+                self.kid = kid
+        grove.register_pytree_node(Node, lambda n: ([n.kid] + [0] * 29, None, NAMES),
+                                   lambda m, k: Node(k[0]), namespace='half')
+        def nest(x):  # (the error's path: N entries)
+            for _ in range(N):
+                x = Node(x)
+            return x
+        spec = grove.tree_structure(nest([1]), namespace='half')
+        e = probe(spec.flatten_up_to, nest([1, 2]))
+        print(type(e).__name__, 'list arity mismatch' in str(e))
+    """,
+    # grove.keras.flatten_with_path: a (path, leaf) tuple made for each leaf
+    'keras_flatten_with_path': """
+        import grove.keras as gk
+        out = probe(gk.flatten_with_path, {f'k{i}': i for i in range(N)})
+        print([x for _, x in out])
+    """,
+    # flatten_up_to's full walk looks a dict's keys up: their __hash__ runs
+    'flatten_up_to_dict_lookup': """
+        import grove
+        keys = [K(i, code=True) for i in range(N)]
+        spec = grove.tree_structure([{k: 0 for k in keys}, [1]])
+        try:
+            spec.flatten_up_to([{k: 0 for k in keys}, [1, 2]])  # (a mismatch: the full walk)
+        except ValueError as e:
+            print('ValueError', 'list arity mismatch' in str(e))
+    """,
+    # a structure's repr: its keys' __repr__ runs
+    'repr_keys': """
+        import grove
+        print(repr(grove.tree_structure({K(i, code=True): 0 for i in range(N)})).count('K('))
+    """,
+    # a namedtuple's repr: str() of its fields (a class can change them after the flatten)
+    'repr_fields': """
+        import collections, grove
+        P = collections.namedtuple('P', [f'f{i}' for i in range(N)])
+        spec = grove.tree_structure(P(*range(N)))
+        class F:
+            def __init__(self, i):
+                self.i = i
+            def __str__(self):
+                read_all()
+                return f'g{self.i}'
+        P._fields = tuple(F(i) for i in range(N))
+        print(repr(spec).count('=*'))
+    """,
+}
+
+HALF_FILLED_OUT = {
+    'canonicalize_dict': '[0, 1, 2, 3, 4, 5, 6]',
+    'canonicalize_ordered_dict': '[0, 1, 2, 3, 4, 5, 6]',
+    'keys_made_again': '[0, 1, 2, 3, 4, 5, 6]',
+    'flatten_up_to_error_path': 'ValueError True',
+    'keras_flatten_with_path': '[0, 1, 2, 3, 4, 5, 6]',
+    'flatten_up_to_dict_lookup': 'ValueError True',
+    'repr_keys': '7',
+    'repr_fields': '7',
+}
+
+
+@pytest.mark.parametrize('case', sorted(HALF_FILLED_CASES))
+def test_no_half_filled_container_is_shown_to_code(case):
+    # a list or tuple the extension fills while code may run (a key's method, or a finalizer
+    # the collector runs at an allocation) is out of the collector's sight until it is full
+    out = run_child(prefix=HALF_FILLED, code=HALF_FILLED_CASES[case])
+    assert out.strip() == HALF_FILLED_OUT[case]
+
 def test_w5_builtin_leaf_classes_can_be_registered():
     import grove
     import optree
