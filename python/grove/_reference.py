@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 
 from grove import _INSERTION_ORDERED, _REGISTRY
+from grove._grove import TreeSpec
 
 _deque = collections.deque
 _odict = collections.OrderedDict
@@ -154,7 +155,7 @@ def _class_and_key(k):
 class _Spec:
     """A structure node: kind, arity, what rebuilding needs; children specs."""
 
-    __slots__ = ('kind', 'type', 'data', 'keys', 'order', 'entries_', 'reg', 'kids',
+    __slots__ = ('kind_', 'type', 'data', 'keys', 'order', 'entries_', 'reg', 'kids',
                  'none_is_leaf', 'namespace', 'num_leaves', 'num_nodes')
 
     def __init__(self, kind, cls, data, keys, order, entries, reg, kids, none_is_leaf,
@@ -163,7 +164,7 @@ class _Spec:
         # node's metadata, a deque's maxlen, a defaultdict's factory; keys: a dict's keys in
         # traversal order, order: in insertion order (the rebuilt dict's); entries: a custom
         # node's path entries (None: indices); reg: its registration; kids: child specs
-        self.kind = kind
+        self.kind_ = kind
         self.type = cls
         self.data = data
         self.keys = keys
@@ -191,20 +192,37 @@ class _Spec:
 
     def is_leaf(self, *, strict=True):
         if strict:
-            return self.kind == _LEAF
-        return self.kind == _LEAF or self.num_nodes == 1
+            return self.kind_ == _LEAF
+        return self.kind_ == _LEAF or self.num_nodes == 1
+
+    @property
+    def kind(self):
+        return _kinds()[self.kind_]
+
+    def is_one_level(self):
+        if self.kind_ == _LEAF:
+            return False
+        for k in self.kids:
+            if k.kind_ != _LEAF:
+                return False
+        return True
 
     def children(self):
         return list(self.kids)
 
     def child(self, index):
-        return self.kids[index]
+        return self.kids[_index(index, len(self.kids), 'Child')]
 
     def entries(self):
         return list(_entries(self))
 
     def entry(self, index):
-        return _entries(self)[index]
+        return _entries(self)[_index(index, len(self.kids), 'Entry')]
+
+    def accessors(self):
+        out = []
+        _accessors(self, (), out)
+        return out
 
     def paths(self):
         out = []
@@ -233,6 +251,10 @@ class _Spec:
 
     def __eq__(self, other):
         if not isinstance(other, _Spec):
+            if isinstance(other, TreeSpec):
+                raise TypeError('grove under torch.compile: a structure made while Dynamo '
+                                'traced cannot be compared with a grove.TreeSpec made outside; '
+                                'make both inside the compiled function, or both outside')
             return NotImplemented
         return (self.none_is_leaf == other.none_is_leaf
                 and _ns_of(self) == _ns_of(other) and _same(self, other))
@@ -253,7 +275,7 @@ class _Spec:
 
 
 def _repr(spec):
-    kind = spec.kind
+    kind = spec.kind_
     if kind == _LEAF:
         return '*'
     if kind == _NONE:
@@ -285,13 +307,44 @@ def _repr(spec):
     return f'CustomTreeNode({spec.type.__name__}[{spec.data!r}], [' + ', '.join(kids) + '])'
 
 
+def _index(index, count, what):
+    if type(index) is not int:
+        index = int(index)  # (grove's: operator.index, else int)
+    if not -count <= index < count:
+        raise IndexError(f'PyTreeSpec::{what}() index out of range.')
+    return index
+
+
+def _kinds():
+    from grove._specs import _KINDS
+    return _KINDS
+
+
+def _accessors(spec, path, out):
+    from grove._specs import _ENTRY_TYPES
+    from grove.accessors import AutoEntry, PyTreeAccessor
+    kind = spec.kind_
+    if kind == _LEAF:
+        out.append(PyTreeAccessor(path))
+        return
+    if kind == _NONE:
+        return
+    pk = _kinds()[kind]
+    if kind == _CUSTOM:
+        entry_type = spec.reg[3] or AutoEntry
+    else:
+        entry_type = _ENTRY_TYPES[pk]
+    for e, k in zip(_entries(spec), spec.kids):
+        _accessors(k, path + (entry_type(e, spec.type, pk),), out)
+
+
 def _ns_of(spec):
     """The namespace a structure compares with: its own when it holds a registered class."""
     return spec.namespace if _has_custom(spec) else ''
 
 
 def _has_custom(spec):
-    if spec.kind == _CUSTOM:
+    if spec.kind_ == _CUSTOM:
         return True
     for k in spec.kids:
         if _has_custom(k):
@@ -304,20 +357,20 @@ def _same_key(a, b):
 
 
 def _same(a, b):
-    if a.kind != b.kind or a.type is not b.type or len(a.kids) != len(b.kids):
+    if a.kind_ != b.kind_ or a.type is not b.type or len(a.kids) != len(b.kids):
         return False
-    if a.kind in (_DICT, _DDICT, _ODICT):
+    if a.kind_ in (_DICT, _DDICT, _ODICT):
         if len(a.keys) != len(b.keys):
             return False
         for x, y in zip(a.keys, b.keys):
             if not _same_key(x, y):
                 return False
-        if a.kind == _DDICT and a.data is not b.data:
+        if a.kind_ == _DDICT and a.data is not b.data:
             return False
-    elif a.kind == _DEQUE:
+    elif a.kind_ == _DEQUE:
         if a.data != b.data:
             return False
-    elif a.kind == _CUSTOM:
+    elif a.kind_ == _CUSTOM:
         if not (type(a.data) is type(b.data) and a.data == b.data):
             return False
         if a.entries_ != b.entries_:
@@ -329,7 +382,7 @@ def _same(a, b):
 
 
 def _entries(spec):
-    if spec.kind in (_DICT, _DDICT, _ODICT):
+    if spec.kind_ in (_DICT, _DDICT, _ODICT):
         return tuple(spec.keys)
     if spec.entries_ is not None:
         return spec.entries_
@@ -337,7 +390,7 @@ def _entries(spec):
 
 
 def _paths(spec, prefix, out):
-    if spec.kind == _LEAF:
+    if spec.kind_ == _LEAF:
         out.append(prefix)
         return
     for e, k in zip(_entries(spec), spec.kids):
@@ -431,6 +484,16 @@ def tree_structure(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
     return tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)[1]
 
 
+def _is_leaf(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    """The kind of tree's root (the extension's _is_leaf: tree_is_leaf, all_leaves)."""
+    ns, nil, _ = _start(is_leaf, none_is_leaf, namespace)
+    if is_leaf is not None and is_leaf(tree):
+        return _LEAF
+    if tree is None:
+        return _LEAF if nil else _NONE
+    return _classify(type(tree), ns)[0]
+
+
 # ---------------------------------------------------------------------------
 # Unflatten
 # ---------------------------------------------------------------------------
@@ -439,7 +502,7 @@ def tree_structure(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
 def _build(spec, vals, pos):
     """The object of spec from vals[pos[0]:...] (pos advanced): children first, as the C
     builder calls the classes' functions."""
-    kind = spec.kind
+    kind = spec.kind_
     if kind == _LEAF:
         v = vals[pos[0]]
         pos[0] += 1
@@ -506,7 +569,7 @@ def _err(path, msg):
 
 def _match(spec, o, path):
     """o's children matching structure node spec (traversal order), or a ValueError."""
-    kind = spec.kind
+    kind = spec.kind_
     tp = type(o)
     arity = len(spec.kids)
     if kind == _NONE:
@@ -570,11 +633,11 @@ def _match(spec, o, path):
 
 
 def _up_to(spec, o, out, path):
-    if spec.kind == _LEAF:
+    if spec.kind_ == _LEAF:
         out.append(o)
         return
     kids = _match(spec, o, path)
-    entries = _entries(spec) if spec.kind == _CUSTOM or spec.kind in (
+    entries = _entries(spec) if spec.kind_ == _CUSTOM or spec.kind_ in (
         _DICT, _DDICT, _ODICT) else None
     for i, (ks, kid) in enumerate(zip(spec.kids, kids)):
         path.append(entries[i] if entries is not None else i)

@@ -31,7 +31,7 @@ import grove
 import pytest
 from grove import _grove
 from grove import _reference as ref
-from hypothesis import given, settings, strategies as st
+from hypothesis import Phase, given, settings, strategies as st
 
 from trees import NS, Box, Color, Point, Pod, Triple, register_all, struct_time
 
@@ -39,7 +39,7 @@ register_all()
 
 PROFILE = os.environ.get('GROVE_HYPOTHESIS_PROFILE', 'ci')
 REF_EXAMPLES = {'ci': 2000, 'long': 20_000, 'quick': 300}.get(PROFILE, 2000)
-COMPILE_EXAMPLES = {'ci': 6, 'long': 60, 'quick': 3}.get(PROFILE, 6)
+COMPILE_EXAMPLES = {'ci': 4, 'long': 40, 'quick': 2}.get(PROFILE, 4)
 IN_COMPILE_PROCESS = os.environ.get('GROVE_TEST_COMPILE') == '1'
 
 # ---------------------------------------------------------------------------
@@ -168,6 +168,22 @@ class Recorder:
         return is_leaf
 
 
+def _is_leaf_of(api):
+    return _grove._is_leaf if api is grove else ref._is_leaf
+
+
+def _nodes(t):
+    """t and every node under it (preorder)."""
+    out, stack = [], [t]
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        kids = _kids(x)
+        if kids is not None:
+            stack.extend(reversed(kids[0]))
+    return out
+
+
 def outcome(fn):
     try:
         return ('ok', fn())
@@ -230,9 +246,12 @@ def spec_facts(s):
     while stack:
         n = stack.pop()
         facts.append((n.num_leaves, n.num_nodes, n.num_children, n.type, n.is_leaf(),
-                      n.entries()))
+                      n.is_leaf(strict=False), n.kind, n.is_one_level(), n.entries(), len(n),
+                      [outcome(lambda i=i: n.entry(i)) for i in (0, -1, 5)],
+                      [outcome(lambda i=i: n.child(i).num_nodes) for i in (0, -1, 5)]))
         stack.extend(n.children())
-    return (repr(s), s.paths(), s.none_is_leaf, facts)
+    accessors = s.accessors()
+    return (repr(s), s.paths(), s.none_is_leaf, facts, accessors, repr(accessors))
 
 
 def assert_same(c, r, eq):
@@ -289,6 +308,10 @@ if not IN_COMPILE_PROCESS:
             assert_same(c, r, same_objects)
             c, r = both(lambda api, p: spec_facts(api.tree_structure(
                 tree, p, none_is_leaf=none_is_leaf, namespace=ns)), rule)
+            assert_same(c, r, lambda a, b: a == b)
+            c, r = both(lambda api, p: [_is_leaf_of(api)(x, p, none_is_leaf=none_is_leaf,
+                                                        namespace=ns) for x in _nodes(tree)],
+                        rule)
             assert_same(c, r, lambda a, b: a == b)
             c, r = both(lambda api, p: api.tree_flatten_with_path(
                 tree, p, none_is_leaf=none_is_leaf, namespace=ns)[:2], rule)
@@ -419,6 +442,8 @@ else:
         if isinstance(x, dict):
             extra = x.default_factory if isinstance(x, collections.defaultdict) else None
             return (type(x), extra, [(k, canon(v)) for k, v in x.items()])
+        if isinstance(x, grove.PyTreeAccessor):
+            return ('accessor', str(x))
         if isinstance(x, collections.deque):
             return (type(x), x.maxlen, [canon(v) for v in x])
         if isinstance(x, (list, tuple)):
@@ -472,7 +497,10 @@ else:
             leaves, spec = api.tree_flatten(s, namespace=NS)
             other = api.tree_structure(s, namespace=NS)
             return (spec.unflatten([x * 2 for x in leaves]), spec.num_leaves, spec.num_nodes,
-                    spec == other, spec.paths(), [x + 1 for x in spec.flatten_up_to(s)])
+                    spec == other, spec.paths(), [x + 1 for x in spec.flatten_up_to(s)],
+                    spec.num_children, spec.entries(), spec.is_leaf(), spec.accessors(),
+                    [a.path for a in spec.accessors()],
+                    spec.child(0).num_leaves if spec.num_children else None)
 
         return {
             'tree_flatten': lambda s: [x * 3 for x in api.tree_flatten(s, namespace=NS)[0]],
@@ -493,6 +521,9 @@ else:
             'tree_flatten_with_path': lambda s: [
                 (p, x + 1) for p, x in zip(*api.tree_flatten_with_path(s, namespace=NS)[:2])],
             'TreeSpec methods': spec_methods,
+            'tree_is_leaf': lambda s: (api.tree_is_leaf(s), api.tree_is_leaf(s, none_is_leaf=True),
+                                       api.all_leaves(s if isinstance(s, list) else [s]),
+                                       api.tree_leaves(s, namespace=NS)[0] * 2),
         }
 
     GROVE_F = funcs(grove)
@@ -514,10 +545,13 @@ else:
         """Every function on a structure with every node kind: fullgraph, equal to eager."""
         compiled_equals_eager(name, RICH)
 
-    @settings(max_examples=COMPILE_EXAMPLES, deadline=None)
-    @given(s=T_TREES, name=st.sampled_from(sorted(GROVE_F)))
-    def test_compile_generated(s, name):
-        """Generated structures of tensors (every node kind): fullgraph, equal to eager."""
+    @pytest.mark.parametrize('name', sorted(GROVE_F))
+    @settings(max_examples=COMPILE_EXAMPLES, deadline=None,
+              phases=[Phase.explicit, Phase.generate])
+    @given(s=T_TREES)
+    def test_compile_generated(name, s):
+        """Generated structures of tensors (every node kind but deque): fullgraph, equal to
+        eager. (Not shrunk: each example is a fresh Dynamo compile.)"""
         compiled_equals_eager(name, s)
 
     def _explain(f, s):
@@ -564,6 +598,41 @@ else:
         torch._dynamo.reset()
         got = torch.compile(g, fullgraph=True, backend='eager')([_t(1)])
         assert canon(got) == canon(g([_t(1)])) and got[0].maxlen == 4
+
+    def test_structure_leaving_the_compiled_function():
+        """A structure returned from a compiled function is the reference's _Spec: the repr,
+        paths and rebuilds of the TreeSpec eager gives, but not a TreeSpec; the C functions,
+        and == with a TreeSpec, refuse it (TypeError) rather than answer otherwise."""
+        f = lambda s: grove.tree_structure(s, namespace=NS)  # noqa: E731
+        torch._dynamo.reset()
+        got = torch.compile(f, fullgraph=True, backend='eager')(RICH)
+        want = f(RICH)
+        assert type(got) is ref._Spec and repr(got) == repr(want)
+        assert got.paths() == want.paths() and got.num_nodes == want.num_nodes
+        leaves = grove.tree_leaves(RICH, namespace=NS)
+        assert canon(got.unflatten(leaves)) == canon(want.unflatten(leaves))
+        with pytest.raises(TypeError):
+            grove.tree_unflatten(got, leaves)
+        with pytest.raises(TypeError):
+            got == want  # noqa: B015
+
+    def test_graph_break_between():
+        """Without fullgraph, a structure alive across a graph break: the same graphs and
+        breaks as optree, and eager's result."""
+        def make(api):
+            def g(s):
+                leaves, spec = api.tree_flatten(s, namespace=NS)
+                leaves = [x * 2 for x in leaves]
+                torch._dynamo.graph_break()
+                return api.tree_unflatten(spec, [x + 1 for x in leaves])
+            return g
+
+        mine, theirs = _explain(make(grove), RICH), _explain(make(optree), RICH)
+        print('explain graph break: grove', mine, 'optree', theirs)
+        assert mine == theirs == (2, 1)
+        torch._dynamo.reset()
+        got = torch.compile(make(grove), backend='eager')(RICH)
+        assert canon(got) == canon(make(grove)(RICH))
 
     def test_eager_untouched():
         """Outside tracing the C functions run: the module's functions are the extension's
