@@ -57,13 +57,17 @@ def register():
         sub = substitute_in_graph()
         if sub is None:  # torch < 2.5: no stand-ins (Dynamo breaks the graph there)
             return
+        if getattr(sys.modules.get('optree'), '__grove__', False):
+            # grove installed as optree (install_as_optree) before torch._dynamo: torch's
+            # polyfills for optree's functions took grove's C functions already, and they
+            # would call back into grove's Python API; as before, nothing of grove's is
+            # substituted there (a graph break where a C function is met)
+            return
         _reference._is_compiling = sys.modules['torch'].compiler.is_compiling
         for name, (c_fn, standin) in STANDINS.items():
             try:
                 sub(c_fn, skip_signature_check=True)(standin)
-            except ValueError:
-                # it has one already: grove installed as optree (install_as_optree) before
-                # torch._dynamo was imported, so torch's polyfills for optree took it
+            except ValueError:  # it has a stand-in already (someone else's)
                 continue
             REGISTERED.add(name)
 

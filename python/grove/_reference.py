@@ -219,6 +219,23 @@ class _Spec:
     def entry(self, index):
         return _entries(self)[_index(index, len(self.kids), 'Entry')]
 
+    def _info(self):
+        """(kind, arity, cls, extra) as TreeSpec._info() (grove's Python helpers read it)."""
+        kind = self.kind_
+        cls = extra = None
+        if kind in (_DICT, _ODICT, _DDICT):
+            extra = tuple(self.keys)
+            if kind == _DDICT:
+                cls = self.data
+        elif kind == _DEQUE:
+            extra = self.data
+        elif kind == _CUSTOM:
+            cls = self.type
+            extra = (self.data, self.entries_)
+        elif kind in (_NT, _SS):
+            cls = self.type
+        return (kind, len(self.kids), cls, extra)
+
     def accessors(self):
         out = []
         _accessors(self, (), out)

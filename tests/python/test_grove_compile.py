@@ -247,6 +247,7 @@ def spec_facts(s):
         n = stack.pop()
         facts.append((n.num_leaves, n.num_nodes, n.num_children, n.type, n.is_leaf(),
                       n.is_leaf(strict=False), n.kind, n.is_one_level(), n.entries(), len(n),
+                      n._info(),
                       [outcome(lambda i=i: n.entry(i)) for i in (0, -1, 5)],
                       [outcome(lambda i=i: n.child(i).num_nodes) for i in (0, -1, 5)]))
         stack.extend(n.children())
@@ -521,6 +522,10 @@ else:
             'tree_flatten_with_path': lambda s: [
                 (p, x + 1) for p, x in zip(*api.tree_flatten_with_path(s, namespace=NS)[:2])],
             'TreeSpec methods': spec_methods,
+            'tree_iter': lambda s: [x * 2 for x in api.tree_iter(s, namespace=NS)],
+            'tree_flatten_one_level': lambda s: (
+                api.tree_flatten_one_level([s, (s,)], namespace=NS)[0],
+                api.tree_leaves(s, namespace=NS)[0] + 1),
             'tree_is_leaf': lambda s: (api.tree_is_leaf(s), api.tree_is_leaf(s, none_is_leaf=True),
                                        api.all_leaves(s if isinstance(s, list) else [s]),
                                        api.tree_leaves(s, namespace=NS)[0] * 2),
