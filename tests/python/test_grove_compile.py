@@ -639,6 +639,33 @@ else:
         got = torch.compile(make(grove), backend='eager')(RICH)
         assert canon(got) == canon(make(grove)(RICH))
 
+    DYNAMO_FIRST = r'''
+import sys, torch, torch._dynamo
+import grove, grove._dynamo as gd
+assert gd._registered and gd._finder is None and gd._finder not in sys.meta_path
+f = lambda s: grove.tree_map(lambda t: t + 1, grove.tree_leaves(s))
+x = [torch.ones(2), {"b": torch.ones(1), "a": torch.zeros(1)}]
+r = torch.compile(f, fullgraph=True, backend="eager")(x)
+assert [t.tolist() for t in r] == [[2.0, 2.0], [1.0], [2.0]], r
+print("OK")
+'''
+
+    AS_OPTREE = r'''
+import grove
+grove.install_as_optree()
+import torch._dynamo, grove._dynamo as gd
+assert gd._registered and gd.REGISTERED == set(), gd.REGISTERED
+print("OK")
+'''
+
+    @pytest.mark.parametrize('script', ['DYNAMO_FIRST', 'AS_OPTREE'])
+    def test_registration_orders(script):
+        """torch._dynamo imported before grove: registered at import; grove installed as
+        optree first: none registered (torch's polyfills took the functions)."""
+        r = subprocess.run([sys.executable, '-c', globals()[script]], capture_output=True,
+                           text=True, env=dict(os.environ), timeout=300)
+        assert r.returncode == 0 and 'OK' in r.stdout, r.stdout + r.stderr
+
     def test_eager_untouched():
         """Outside tracing the C functions run: the module's functions are the extension's
         own objects."""
