@@ -39,7 +39,7 @@ register_all()
 
 PROFILE = os.environ.get('GROVE_HYPOTHESIS_PROFILE', 'ci')
 REF_EXAMPLES = {'ci': 2000, 'long': 20_000, 'quick': 300}.get(PROFILE, 2000)
-COMPILE_EXAMPLES = {'ci': 4, 'long': 40, 'quick': 2}.get(PROFILE, 4)
+COMPILE_EXAMPLES = {'ci': 3, 'long': 30, 'quick': 1}.get(PROFILE, 3)
 IN_COMPILE_PROCESS = os.environ.get('GROVE_TEST_COMPILE') == '1'
 
 # ---------------------------------------------------------------------------
