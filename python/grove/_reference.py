@@ -467,7 +467,9 @@ def _flatten(node, leaves, is_leaf, none_is_leaf, namespace, ordered):
     elif kind == _CUSTOM:
         kids, data, entries = _custom_children(node, reg)
     else:  # dict, OrderedDict, defaultdict
-        order = tuple(node)
+        # the dict's own storage order, as the C walk reads it (for an OrderedDict reordered
+        # by move_to_end it is not the OrderedDict's order; Dynamo sees only the latter)
+        order = tuple(dict.__iter__(node))
         if kind == _ODICT or ordered:
             keys = order
         else:

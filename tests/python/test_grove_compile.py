@@ -53,6 +53,13 @@ KEYS = st.one_of(st.text(max_size=2), st.integers(-3, 3),
 METAS = st.sampled_from(['m', 'n', 0, (1, 2), None])
 
 
+def _moved_odict(d):
+    """An OrderedDict whose own order is not its storage order (its first key moved last)."""
+    od = collections.OrderedDict(d)
+    od.move_to_end(next(iter(od)))
+    return od
+
+
 def _extend(kids):
     small = st.lists(kids, max_size=4)
     return st.one_of(
@@ -60,6 +67,7 @@ def _extend(kids):
         st.dictionaries(KEYS, kids, max_size=4),
         st.dictionaries(st.text(max_size=2), kids, max_size=4),
         st.dictionaries(KEYS, kids, max_size=3).map(collections.OrderedDict),
+        st.dictionaries(KEYS, kids, min_size=2, max_size=3).map(_moved_odict),
         st.tuples(st.sampled_from([list, int, None]), st.dictionaries(KEYS, kids, max_size=3)).map(
             lambda p: collections.defaultdict(p[0], p[1])),
         st.tuples(small, st.sampled_from([None, 0, 2])).map(
