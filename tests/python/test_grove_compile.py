@@ -248,8 +248,9 @@ def deep_same(a, b):
 
 
 def spec_facts(s):
-    """What a structure shows: repr, counts, paths, entries (all nodes), none_is_leaf,
-    its rebuild from placeholder leaves."""
+    """What a structure shows: repr, paths, none_is_leaf, accessors, and for every node its
+    counts, type, kind, is_leaf, is_one_level, entries, _info(), entry() and child() (in and
+    out of range)."""
     facts, stack = [], [s]
     while stack:
         n = stack.pop()
