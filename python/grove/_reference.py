@@ -556,6 +556,10 @@ def _build(spec, vals, pos):
 
 
 def tree_unflatten(treespec, leaves):
+    if isinstance(treespec, TreeSpec):  # (only while tracing: eager calls the C function)
+        raise TypeError('grove under torch.compile: a TreeSpec made outside the compiled '
+                        'function cannot be read while Dynamo traces (its methods are C); '
+                        'make it inside (tree_structure), or unflatten outside')
     if not isinstance(treespec, _Spec):
         raise TypeError(f'Expected a TreeSpec, got {treespec!r}.')
     return treespec.unflatten(leaves)

@@ -591,6 +591,15 @@ else:
             with pytest.raises(torch._dynamo.exc.Unsupported):
                 torch.compile(lambda s, spec=spec, api=api: spec.unflatten(
                     api.tree_leaves(s, namespace=NS)), fullgraph=True, backend='eager')(RICH)
+        # grove.tree_unflatten of it: grove's stand-in refuses it (under fullgraph an error;
+        # without, the call runs in eager, right)
+        f = lambda s: grove.tree_unflatten(spec_g, [x + 1 for x in grove.tree_leaves(  # noqa
+            s, namespace=NS)])
+        torch._dynamo.reset()
+        with pytest.raises(Exception, match='made outside the compiled'):
+            torch.compile(f, fullgraph=True, backend='eager')(RICH)
+        torch._dynamo.reset()
+        assert canon(torch.compile(f, backend='eager')(RICH)) == canon(f(RICH))
 
     def test_deque_fails_loudly():
         """Dynamo (torch 2.13) reads the maxlen of a deque passed in as None: under fullgraph
