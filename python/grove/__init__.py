@@ -773,3 +773,6 @@ from grove._specs import (  # noqa: E402,F401
 )
 
 import grove.pytree  # noqa: E402,F401 (optree.pytree: needs every name above)
+# Dynamo stand-ins for the C functions (python/grove/_reference.py), registered when
+# torch._dynamo is imported, now or later (python/grove/_dynamo.py); grove never imports torch
+import grove._dynamo  # noqa: E402,F401

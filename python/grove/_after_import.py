@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """An import hook that runs a function right after one module is executed: grove.keras's (keras's
-tree_api: the swap to grove) and grove._keras_torch's (torch._dynamo: the stand-ins)."""
+tree_api: the swap to grove) and grove._dynamo's (torch._dynamo: grove's and grove._keras_torch's
+stand-ins)."""
 
 import importlib.abc
 import sys

@@ -17,8 +17,8 @@ keras's own function does. For a keras version other than the ones this
 module was checked against (KNOWN_KERAS) every function is keras's own.
 
 Under ``torch.compile`` Dynamo cannot look into C functions. When
-``torch._dynamo`` is imported (already, or later: an import hook waits for
-it) the two scans get ``torch.compiler.substitute_in_graph`` stand-ins that
+``torch._dynamo`` is imported (already, or later: grove._dynamo's import hook
+waits for it) the two scans get ``torch.compiler.substitute_in_graph`` stand-ins that
 answer "ask keras", so a traced call runs keras's own traceable function and
 compiles exactly as it does without grove. grove never imports torch itself.
 """
@@ -26,11 +26,9 @@ compiles exactly as it does without grove. grove never imports torch itself.
 from __future__ import annotations
 
 import importlib
-import sys
 import threading
 
-from grove import _grove
-from grove._after_import import _Finder
+from grove import _dynamo, _grove
 
 __all__ = [
     'register_tree_node_class', 'is_nested', 'traverse', 'flatten', 'flatten_with_path',
@@ -173,10 +171,8 @@ def _is_nested_standin(supported, structure):
     return None
 
 
-_DYNAMO = 'torch._dynamo'
 _lock = threading.Lock()
 _registered = False
-_finder = None
 
 
 def _register_standins():
@@ -185,8 +181,7 @@ def _register_standins():
     with _lock:
         if _registered:
             return
-        torch = sys.modules.get('torch')
-        sub = getattr(getattr(torch, 'compiler', None), 'substitute_in_graph', None)
+        sub = _dynamo.substitute_in_graph()
         if sub is None:  # torch < 2.5: no stand-ins (Dynamo breaks the graph there)
             _registered = True
             return
@@ -195,28 +190,8 @@ def _register_standins():
         _registered = True
 
 
-def _after_dynamo(module):
-    """torch._dynamo has run: the hook goes, the stand-ins are registered."""
-    _unhook()
-    _register_standins()
-
-
-def _unhook():
-    global _finder
-    f, _finder = _finder, None
-    if f is not None:
-        try:
-            sys.meta_path.remove(f)
-        except ValueError:
-            pass
-
-
 def _hook_dynamo():
-    global _finder
+    """The stand-ins, once torch._dynamo is imported (grove._dynamo's hook)."""
     if _registered or not fast:
         return
-    if _DYNAMO in sys.modules:
-        _register_standins()
-    elif _finder is None:
-        _finder = _Finder(_DYNAMO, _after_dynamo)
-        sys.meta_path.insert(0, _finder)
+    _dynamo.after_dynamo(_register_standins)

@@ -588,7 +588,8 @@ grove.keras.install()
 import keras, torch
 from keras.src.tree import tree_api
 assert tree_api.tree_impl is gkt and gkt.fast
-assert gkt._registered or (gkt._finder is not None and "torch._dynamo" not in sys.modules)
+import grove._dynamo as gd
+assert gkt._registered or (gd._finder is not None and "torch._dynamo" not in sys.modules)
 x = [torch.ones(2), {"b": torch.ones(1), "a": torch.zeros(1)}]
 f = lambda s: keras.tree.map_structure(lambda t: t + 1, keras.tree.flatten(s))
 r = torch.compile(f, fullgraph=True)(x)
