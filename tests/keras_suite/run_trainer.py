@@ -9,8 +9,11 @@ Fetches keras's sdist with `pip download` at test time into WORK (never committe
 trainer_test.py out of it (the installed keras is the one tested: the file imports keras.src),
 runs it with pytest in two processes (KERAS_BACKEND=torch, PYTHONPATH=DIR), and prints the
 passed / failed / skipped counts of each run and the tree implementation keras used in each
-(the grove run must report grove._keras_torch, the other keras.src.tree.torchtree_impl).
-Exits 1 unless both runs pass exactly the same tests. `make test-peers` runs it.
+(the grove run must report grove._keras_torch, the other keras.src.tree.torchtree_impl), and
+for the grove run the keras.tree calls (outside tracing) grove's C functions answered and
+those it passed to keras's own functions. Exits 1 unless both runs pass exactly the same
+tests, grove's C answered at least one call and the keras run never imported grove.
+`make test-peers` runs it.
 """
 
 import argparse
