@@ -29,6 +29,13 @@ in order) against a reference flattener for that engine's rule, and the run stop
 with an error if any differs: grove, optree, jax and keras order a dict by sorted
 key, torch's engines by insertion; keras and torch take None as a leaf.
 
+keras_torch (bench/python/keras_torch.py): keras.tree on keras's torch backend, keras's
+own torchtree_impl vs grove.keras installed, W1-W6, in a child process (KERAS_BACKEND=torch);
+`--engines keras_torch` runs these rows alone. step (bench/python/train_step.py): one
+compiled keras training step (a dict of 200 input tensors, jit_compile=True) with and without
+grove, each in fresh processes; `--only step` runs it alone. Both need torch and keras (else
+skipped with a note).
+
 W7's peak RSS is measured per engine in a fresh interpreter that imports only that
 engine, builds W7, flattens W1 once (so one-time set-up is not counted), then
 flattens every structure of W7 once; reported: the peak RSS of the flatten phase (VmHWM, reset to the current RSS right before it through
@@ -58,6 +65,8 @@ from engines import Engine, Keras, load_engine  # noqa: E402,F401
 from report import goals, render  # noqa: E402
 from rss import rss_child, run_rss_child  # noqa: E402
 from timing import Timer, summary  # noqa: E402
+import keras_torch  # noqa: E402
+import train_step  # noqa: E402
 from workloads import (  # noqa: E402,F401
     FULL_SCALE, QUICK_SCALE, WORKLOADS, Moments, num_leaves, ref_leaves, w1, w6, w7)
 
@@ -67,6 +76,7 @@ from workloads import (  # noqa: E402,F401
 # ---------------------------------------------------------------------------
 
 CORE = ['grove', 'optree', 'jax', 'torch', 'torch_cxx']
+EXTRA = ['keras', 'keras_torch', 'floor']  # keras.tree (numpy here, torch in a child); the floor
 
 
 def check_leaves(name, engines, keras, tree, wl):
@@ -105,10 +115,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--quick', action='store_true',
                     help='tiny sizes and counts (seconds): a smoke test, not a measurement')
-    ap.add_argument('--only', help='workloads, comma-separated (W1..W7, W5s)')
+    ap.add_argument('--only', help='workloads, comma-separated (W1..W7, W5s; step: the '
+                    'compiled keras training step)')
     ap.add_argument('--ops', help='operations whose name contains one of these words, '
                     'comma-separated (e.g. unflatten,map); keras and canonicalize rows included')
-    ap.add_argument('--engines', help='comma-separated: ' + ','.join(CORE + ['keras', 'floor']))
+    ap.add_argument('--engines', help='comma-separated: ' + ','.join(CORE + EXTRA))
     ap.add_argument('--json-out', default='bench-python-results.json')
     ap.add_argument('--no-rss', action='store_true', help='skip the W7 peak-RSS children')
     ap.add_argument('--rounds', type=int, help='samples per engine (default 7; quick 3)')
@@ -123,15 +134,16 @@ def main(argv=None):
         return rss_child(args.rss_child, scale)
 
     sys.setrecursionlimit(100000)  # torch's pytree recurses in Python (W4 is 500 deep)
-    wanted_eng = args.engines.split(',') if args.engines else CORE + ['keras', 'floor']
+    wanted_eng = args.engines.split(',') if args.engines else CORE + EXTRA
     for n in wanted_eng:
-        if n not in CORE + ['keras', 'floor']:
+        if n not in CORE + EXTRA:
             ap.error(f'unknown engine {n}')
+    main_rows = wanted_eng != ['keras_torch']  # only the torch-backend rows: no main table
     if 'grove' not in wanted_eng:
         wanted_eng.insert(0, 'grove')  # every ratio is against grove
-    wanted_wl = args.only.split(',') if args.only else list(WORKLOADS)
+    wanted_wl = args.only.split(',') if args.only else list(WORKLOADS) + ['step']
     for w in wanted_wl:
-        if w not in WORKLOADS:
+        if w not in WORKLOADS and w != 'step':
             ap.error(f'unknown workload {w}')
     words = args.ops.split(',') if args.ops else None
 
@@ -148,7 +160,7 @@ def main(argv=None):
         notes.append('floor: grove_floor is not built here (make bench-python builds it), skipped')
         use_floor = False
     for n in wanted_eng:
-        if n in ('keras', 'floor'):
+        if n in EXTRA:
             continue
         e = load_engine(n)
         if isinstance(e, str):
@@ -193,8 +205,8 @@ def main(argv=None):
                             'samples': len(s), 'leaves': leaves,
                             'ns_per_leaf': med * 1e9 / max(leaves, 1)})
 
-    for wl in wanted_wl:
-        if wl == 'W7':
+    for wl in wanted_wl if main_rows else []:
+        if wl in ('W7', 'step'):
             continue
         build = WORKLOADS[wl][0]
         tree, other = build(scale), build(scale)
@@ -251,7 +263,7 @@ def main(argv=None):
         gc.collect()
 
     rss = []
-    if 'W7' in wanted_wl:
+    if 'W7' in wanted_wl and main_rows:
         print('bench: W7 ...', file=sys.stderr, flush=True)
         tree = w7(scale)
         leaves = sum(2 * (i % 97 + 1) for i in range(len(tree)))
@@ -273,9 +285,26 @@ def main(argv=None):
             for e in engines:
                 rss.append(run_rss_child(e.name, scale, args.quick))
 
+    extra = []  # the torch-backend parts: their rows, and their Markdown after keras's table
+    if 'keras_torch' in wanted_eng:
+        kt = keras_torch.run(wanted_wl, words, args.quick, rounds, timer.sample_s * 1000)
+        if isinstance(kt, str):
+            notes.append(kt)
+        elif kt:
+            results.extend(kt['results'])
+            meta['keras_torch'] = kt['meta']
+            extra += keras_torch.render(kt)
+    if 'step' in wanted_wl:
+        ts = train_step.run(args.quick)
+        if isinstance(ts, str):
+            notes.append(ts)
+        else:
+            meta['train_step'] = ts
+            extra += train_step.render(ts)
+
     meta['load_after'] = os.getloadavg()
     meta['seconds'] = round(time.time() - t_start, 1)
-    report = render(meta, results, rss, engines, keras)
+    report = render(meta, results, rss, engines, keras, extra)
     print(report)
     with open(args.json_out, 'w') as f:
         json.dump({'meta': meta, 'results': results, 'rss': rss,

@@ -174,7 +174,7 @@ def goals(results, rss):
     return out
 
 
-def render(meta, results, rss, engines, keras):
+def render(meta, results, rss, engines, keras, extra=()):
     ix = index(results)
     lines = []
     add = lines.append
@@ -257,6 +257,7 @@ def render(meta, results, rss, engines, keras):
                 add(f'| {r["workload"]} | {fmt_time(r["median_s"])} | {fmt_time(k["median_s"])}'
                     f' | **{fmt_ratio(k["median_s"] / r["median_s"])}** | '
                     f'{"yes" if same else "no: keras sorts only the first dict on each path"} |')
+    lines.extend(extra)  # the torch-backend tables (keras_torch.py, train_step.py)
     if rss:
         add('')
         add('W7 peak RSS of the flatten phase, one fresh interpreter per engine: VmHWM (reset '

@@ -9,8 +9,11 @@ Fetches keras's sdist with `pip download` at test time into WORK (never committe
 trainer_test.py out of it (the installed keras is the one tested: the file imports keras.src),
 runs it with pytest in two processes (KERAS_BACKEND=torch, PYTHONPATH=DIR), and prints the
 passed / failed / skipped counts of each run and the tree implementation keras used in each
-(the grove run must report grove._keras_torch, the other keras.src.tree.torchtree_impl).
-Exits 1 unless both runs pass exactly the same tests. `make test-peers` runs it.
+(the grove run must report grove._keras_torch, the other keras.src.tree.torchtree_impl), and
+for the grove run the keras.tree calls (outside tracing) grove's C functions answered and
+those it passed to keras's own functions. Exits 1 unless both runs pass exactly the same
+tests, grove's C answered at least one call and the keras run never imported grove.
+`make test-peers` runs it.
 """
 
 import argparse
@@ -30,9 +33,33 @@ MEMBER = f'keras-{VERSION}/keras/src/trainers/trainer_test.py'
 BOOT = r'''
 import json, sys
 mode, test, out = sys.argv[1:4]
+counts = {}
 if mode == "grove":
     import grove.keras
     grove.keras.install()
+    # Proof that grove answered: count the calls grove's C functions answered (kt._g_*, only
+    # reached outside tracing) and the calls grove._keras_torch passed on to keras's own
+    # functions (kt._impl, counted outside tracing only: under torch.compile the guard is the
+    # constant True, so a traced call has no side effect from this count).
+    import keras  # binds grove._keras_torch to torchtree_impl (KERAS_BACKEND=torch)
+    import types
+    import torch
+    from grove import _keras_torch as kt
+    _compiling = torch.compiler.is_compiling
+
+    def _count(side, name, f, guard):
+        key = side + ":" + name
+
+        def g(*a, **k):
+            if not (guard and _compiling()):
+                counts[key] = counts.get(key, 0) + 1
+            return f(*a, **k)
+        return g
+
+    for name in [n for n in vars(kt) if n.startswith("_g_")]:
+        setattr(kt, name, _count("grove", name[3:], getattr(kt, name), False))
+    kt._impl = types.SimpleNamespace(**{
+        n: _count("keras", n, getattr(kt._impl, n), True) for n in kt.__all__})
 import pytest
 
 class Record:
@@ -47,7 +74,8 @@ class Record:
     def pytest_sessionfinish(self, session):
         from keras.src.tree import tree_api
         impl = tree_api.tree_impl.__name__
-        json.dump({"impl": impl, "outcomes": self.outcomes}, open(out, "w"))
+        json.dump({"impl": impl, "outcomes": self.outcomes, "calls": counts,
+                   "grove_imported": "grove" in sys.modules}, open(out, "w"))
 
 rec = Record()
 rc = pytest.main([test, "-q", "-p", "no:cacheprovider", *sys.argv[4:]], plugins=[rec])
@@ -104,6 +132,17 @@ def main():
         ok = False
     if res['grove']['impl'] != 'grove._keras_torch':
         print('the grove run did not use grove._keras_torch')
+        ok = False
+    if res['keras']['grove_imported']:
+        print('the keras run imported grove')
+        ok = False
+    calls = res['grove']['calls']
+    for side in ('grove', 'keras'):
+        by = {k.split(':', 1)[1]: v for k, v in sorted(calls.items()) if k.startswith(side + ':')}
+        print(f'grove run, calls answered by {side}\'s functions (eager): {sum(by.values())} '
+              + ', '.join(f'{k} {v}' for k, v in by.items()))
+    if not any(k.startswith('grove:') for k in calls):
+        print("the grove run never reached grove's C functions")
         ok = False
     ka, ga = res['keras']['outcomes'], res['grove']['outcomes']
     diff = sorted(t for t in set(ka) | set(ga) if ka.get(t) != ga.get(t))

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """bench/python/bench.py's quick mode, so the Python benchmark harness does not
-rot: it runs with whatever engines this venv has (grove, optree, and jax and keras
-when installed; torch is skipped with a note), checks every engine's leaves before
-timing, and writes its JSON. No timing is asserted."""
+rot: it runs with whatever engines this venv has (grove, optree, and jax, torch and keras
+when installed, else skipped with a note; keras.tree on the torch backend and the keras
+training step need torch and keras), checks every engine's leaves before timing, and
+writes its JSON. No timing is asserted."""
 
 import importlib.util
 import json
@@ -46,6 +47,25 @@ def test_quick_run(tmp_path):
         assert any(n.startswith('keras') for n in data['meta']['notes'])
     else:
         assert any(r['section'] == 'keras' for r in rows)
+    # keras.tree on the torch backend (a child process) and the training step (two more):
+    # run where torch and keras are installed, else skipped with a note
+    import importlib.util
+    torch_keras = all(importlib.util.find_spec(m) for m in ('torch', 'keras'))
+    notes = data['meta']['notes']
+    if torch_keras:
+        kt = [r for r in rows if r['section'] == 'keras_torch']
+        assert {r['workload'] for r in kt} == {'W1', 'W2', 'W3', 'W5', 'W5s', 'W6'}
+        assert {r['engine'] for r in kt} == {'keras_torch/torchtree_impl', 'keras_torch/grove'}
+        # grove's own C answered where the trees are plain (W5s: sorted dicts in a list)
+        assert all(r['keras_calls'] == 0 for r in kt
+                   if r['workload'] == 'W5s' and r['engine'] == 'keras_torch/grove')
+        step = data['meta']['train_step']
+        assert step['losses_equal'] and step['sides']['grove']['impl'] == 'grove._keras_torch'
+        assert step['sides']['keras']['impl'] == 'keras.src.tree.torchtree_impl'
+        assert 'KERAS_BACKEND=torch, eager' in p.stdout and '| steady step |' in p.stdout
+    else:
+        assert any(n.startswith('keras_torch: skipped') for n in notes)
+        assert any(n.startswith('step: skipped') for n in notes)
     # the Markdown report: the table and the goals
     assert '| workload | operation | grove |' in p.stdout
     assert '| goal | measured | status |' in p.stdout
@@ -83,3 +103,16 @@ def test_reference_rules():
     assert bench.num_leaves(w6) == 50 * 6 + 5
     w7 = bench.w7({'w7': 200})
     assert len(w7) == 200 and len(w7[5]) == 6 and len({repr(x) for x in w7}) == 200
+
+
+def test_torch_parts_skip_without_torch(monkeypatch):
+    bench = load_bench()  # puts bench/python on sys.path
+    import keras_torch
+    import train_step
+    real = keras_torch.importlib.util.find_spec
+    monkeypatch.setattr(keras_torch.importlib.util, 'find_spec',
+                        lambda name, *a: None if name == 'torch' else real(name, *a))
+    assert (keras_torch.run(['W1'], None, True, 3, 1)
+            == 'keras_torch: skipped (torch is not installed)')
+    assert train_step.run(True) == 'step: skipped (torch is not installed)'
+    assert bench.WORKLOADS  # the module loaded
