@@ -39,7 +39,7 @@ BENCH_PY     := $(BENCH_VENV)/bin/python
 .PHONY: all deps test-deps san-deps bench-deps build demo test test-python test-asan test-package \
         test-tsan fuzz bench bench-python format clean install test-pythons wheel test-wheel \
         build-asan-python test-asan-python fuzz-python test-peers \
-        test-optree-suite test-keras-suite test-typing test-keras-trainer
+        test-optree-suite test-keras-suite test-typing test-keras-trainer test-keras-trainer-share
 
 all: build
 
@@ -104,6 +104,7 @@ test-python: test-deps $(VENV)/.requirements
 	PYTHONPATH=$(abspath build-py/python) $(VENV_PY) -m pytest tests/python -q $(PYTEST_ARGS)
 	$(MAKE) test-optree-suite
 	$(MAKE) test-keras-suite
+	$(MAKE) test-keras-trainer-share
 	$(MAKE) test-typing
 
 # mypy --strict and pyright (strict) over tests/typing/user.py (no error) and mistakes.py
@@ -159,6 +160,17 @@ test-peers: test-deps $(VENV)/.requirements
 test-keras-trainer: test-deps $(VENV)/.requirements
 	cmake --build build-py -j $(JOBS)
 	$(VENV_PY) tests/keras_suite/run_trainer.py --grove build-py/python --work build-peers/keras
+
+# make test's fixed share of it: the jit_compile=True fit, evaluate and predict flows (the
+# tests a C function opaque to Dynamo broke), both ways; a few minutes. Needs torch (the main
+# Python's venv has it; elsewhere skipped).
+TRAINER_SHARE_K ?= jit and (test_fit_flow or test_evaluate_flow or test_predict_flow)
+test-keras-trainer-share: test-deps $(VENV)/.requirements
+	cmake --build build-py -j $(JOBS)
+	if $(VENV_PY) -c 'import torch' 2>/dev/null; then \
+	  $(VENV_PY) tests/keras_suite/run_trainer.py --grove build-py/python \
+	    --work build-peers/keras -k "$(TRAINER_SHARE_K)"; \
+	else echo "test-keras-trainer-share: no torch in $(VENV): skipped"; fi
 
 # Every other CPython of PYTHON_VERSIONS: built (warnings as errors in CI) and the whole suite
 # run under hypothesis's quick profile (the full profile runs on the main one, in test-python).
