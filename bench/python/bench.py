@@ -256,7 +256,7 @@ def main(argv=None):
                 record('canonicalize', wl, 'canonicalize', leaves, samples, number)
                 # only equal outputs are a comparison (keras's pass sorts the first dict on
                 # each path and leaves the dicts inside it as they are)
-                same = floor_mod._same(grove.canonicalize(tree)[0], keras.dict_to_ordered_dict(tree))
+                same = floor_mod.same(grove.canonicalize(tree)[0], keras.dict_to_ordered_dict(tree))
                 for r in results[-2:]:
                     r['same_output'] = same
         del tree, other

@@ -126,10 +126,10 @@ class Floor:
         spec = grove.tree_structure(t)
         fresh = [object() for _ in want]
         a, b = self.unflatten(fresh), spec.unflatten(fresh)
-        if not _same(a, b):
+        if not same(a, b):
             raise Unsupported('its unflatten is not grove\'s')
         f = lambda x: [x]  # noqa: E731
-        if not _same(self.map(f, t), grove.tree_map(f, t)):
+        if not same(self.map(f, t), grove.tree_map(f, t)):
             raise Unsupported('its map is not grove\'s')
 
     def ops(self):
@@ -143,8 +143,9 @@ class Floor:
         }
 
 
-def _same(a, b):
-    """Equal trees of the same container types and key orders (by identity at the leaves)."""
+def same(a, b):
+    """Equal trees of the same container types and key orders (by identity at the leaves);
+    keras_torch.py and the canonicalize rows compare results with it too."""
     stack = [(a, b)]
     while stack:
         x, y = stack.pop()

@@ -36,6 +36,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 from engines import first, ident, nothing  # noqa: E402
+from floor import same  # noqa: E402
 
 DEFAULT, GROVE = 'keras_torch/torchtree_impl', 'keras_torch/grove'
 WORKLOADS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W5s', 'W6']
@@ -64,26 +65,6 @@ def ops(k, t, o):
         'lists_to_tuples': ('f(t)', {'f': k.lists_to_tuples}),
     }
     return {name: (stmt, {**base, **extra}) for name, (stmt, extra) in table.items()}
-
-
-def same(a, b):
-    """a and b the same result: container types, key order, leaves by identity."""
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, dict):
-            if list(x) != list(y):
-                return False
-            stack.extend((x[k], y[k]) for k in x)
-        elif isinstance(x, (list, tuple)):
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y))
-        elif x is not y:
-            return False
-    return True
 
 
 # ---------------------------------------------------------------------------
