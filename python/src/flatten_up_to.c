@@ -266,6 +266,37 @@ typedef struct upair {
   PyObject *o; /* owned */
 } upair;
 
+/* 1 when the dict key dk is the structure's key k, or equal to it in a way no
+ * code can see: both exact str of the same text, or both exact int of the
+ * same value (a tree built apart has its own key objects). */
+static inline int same_key(PyObject *dk, PyObject *k) {
+  if (dk == k) return 1;
+  PyTypeObject *t = Py_TYPE(dk);
+  if (t != Py_TYPE(k)) return 0;
+  if (t == &PyUnicode_Type) {
+    Py_ssize_t len = PyUnicode_GET_LENGTH(dk);
+    int kind = PyUnicode_KIND(dk); /* (the narrowest that holds the text: equal texts, one kind) */
+    return len == PyUnicode_GET_LENGTH(k) && kind == (int)PyUnicode_KIND(k) &&
+           memcmp(PyUnicode_DATA(dk), PyUnicode_DATA(k), (size_t)len * (size_t)kind) == 0;
+  }
+  return t == &PyLong_Type && PyObject_RichCompareBool(dk, k, Py_EQ) == 1;
+}
+
+/* Pushes the children c[0..arity) of structure node nd in traversal order
+ * (owned references taken), its leading leaves straight into out at *li. */
+static inline void up_push(upair *stk, size_t *n, const gv_node *nd, PyObject *const *c,
+                           size_t arity, PyObject *out, size_t *li) {
+  size_t r = 0;
+  for (; r < arity && gv__kind(gv__trav_child(nd, r)) == GV_STAR; r++) {
+    Py_INCREF(c[r]);
+    PyList_SET_ITEM(out, (Py_ssize_t)(*li)++, c[r]);
+  }
+  for (size_t q = arity; q-- > r;) {
+    Py_INCREF(c[q]);
+    stk[(*n)++] = (upair){gv__trav_child(nd, q), c[q]};
+  }
+}
+
 /* 1 done (*res the list), 0 given up, -1 an exception (from a key's __eq__
  * or memory). */
 static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
@@ -307,17 +338,23 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
       PyObject **items =
           tp == &PyList_Type ? ((PyListObject *)o)->ob_item : ((PyTupleObject *)o)->ob_item;
       if (arity == 1) { /* a chain: its one child next, without the stack */
+        unsigned kind = gv__kind(nd);
+        const gv_node *cn = GV__CONT(nd)->kids[0];
         PyObject *c = items[0];
+        /* (links of the same kind and one child each borrowed: no code runs along it) */
+        while (!gv__is_imm(cn) && cn->kind == kind && cn->arity == 1 && Py_TYPE(c) == tp &&
+               Py_SIZE(c) == 1) {
+          c = tp == &PyList_Type ? ((PyListObject *)c)->ob_item[0]
+                                 : ((PyTupleObject *)c)->ob_item[0];
+          cn = GV__CONT(cn)->kids[0];
+        }
         Py_INCREF(c);
         Py_DECREF(o); /* (its parent, or the caller, still holds it: nothing is freed) */
-        nd = gv__trav_child(nd, 0);
+        nd = cn;
         o = c;
         goto again;
       }
-      for (size_t r = arity; r-- > 0;) {
-        Py_INCREF(items[r]);
-        stk[n++] = (upair){gv__trav_child(nd, r), items[r]};
-      }
+      up_push(stk, &n, nd, items, arity, out, &li);
       break;
     }
     case GV_DICT:
@@ -328,7 +365,7 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
       PyObject *keys = keys_of(g, gv_meta(nd));
       if (!keys) goto fail_o;
       if (bgrow((void **)&stk, &cap, n + arity, sizeof *stk) < 0) goto fail_o;
-      if (bgrow((void **)&tmp, &ctmp, arity, sizeof *tmp) < 0) goto fail_o;
+      if (bgrow((void **)&tmp, &ctmp, 2 * arity, sizeof *tmp) < 0) goto fail_o;
       size_t base = n, kind = gv__kind(nd);
       /* the dict's own keys, in its order, the very objects of the structure's (a tree
        * rebuilt from a structure, or the structure's own): the values by position, no
@@ -337,15 +374,13 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
       size_t m = 0;
       PyObject *dk, *dv;
       while (m < arity && PyDict_Next(o, &pos, &dk, &dv) &&
-             dk == PyTuple_GET_ITEM(keys, (Py_ssize_t)m))
+             same_key(dk, PyTuple_GET_ITEM(keys, (Py_ssize_t)m)))
         tmp[m++] = dv;
       if (m == arity) {
-        for (size_t r = 0; r < arity; r++) {
-          PyObject *v = tmp[kind == GV_ODICT ? r : gv_order_index(nd, r)];
-          Py_INCREF(v);
-          stk[base + arity - 1 - r] = (upair){gv__trav_child(nd, r), v};
-        }
-        n += arity;
+        if (kind != GV_ODICT) /* (in traversal order, where the leaves go) */
+          for (size_t r = 0; r < arity; r++)
+            tmp[arity + r] = tmp[gv_order_index(nd, r)];
+        up_push(stk, &n, nd, tmp + (kind == GV_ODICT ? 0 : arity), arity, out, &li);
         break;
       }
       Py_INCREF(keys);

@@ -341,3 +341,62 @@ def test_flatten_up_to_dicts_by_position_or_by_key():
         copied = {''.join(['y']): collections.OrderedDict((''.join(k), v) for k, v in od.items()),
                   'x': {'q': 4, 'p': 5}}
         assert spec.flatten_up_to(copied) == same
+
+
+def test_flatten_up_to_keys_equal_but_not_the_same_objects():
+    """Keys built apart (str and int objects of their own, equal keys of other types, other
+    orders, a non-ASCII key): the subtrees optree finds, leaves by identity."""
+    import optree
+    big = 10**30
+    tree = {'k\u00e9y': [1, 2], big: 3, 'a': {7: 4, 'z': 5}}
+
+    def variants():
+        yield {''.join(['k\u00e9', 'y']): ['A', 'B'], 10**30: 'C', ''.join('a'): {7: 'D', 'z': 'E'}}
+        yield {'a': {'z': 'E', 7: 'D'}, 10**30: 'C', 'k\u00e9y': ['A', 'B']}  # another order
+        yield {'k\u00e9y': ['A', 'B'], float(big): 'C', 'a': {7.0: 'D', 'z': 'E'}}  # equal, not int
+        yield {'k\u00e9y': ['A', 'B'], big + 1: 'C', 'a': {7: 'D', 'z': 'E'}}  # a key differs
+        yield {'key': ['A', 'B'], big: 'C', 'a': {7: 'D', 'z': 'E'}}  # same length, other text
+
+    for other in variants():
+        results = []
+        for mod in (grove, optree):
+            try:
+                results.append(('ok', mod.tree_structure(tree).flatten_up_to(other)))
+            except ValueError:
+                results.append(('ValueError', None))
+        (kg, rg), (ko, ro) = results
+        assert kg == ko, (other, results)
+        if kg == 'ok':
+            assert len(rg) == len(ro) and all(a is b for a, b in zip(rg, ro)), (rg, ro)
+
+
+def test_flatten_up_to_chains_of_single_children():
+    """A chain of one-child lists/tuples followed link by link: a link of another type, length or
+    a leaf in the chain's place is found where optree finds it."""
+    import optree
+
+    def chain(n, at=None, link=lambda x: [x]):
+        x = 'leaf'
+        for d in range(n):
+            x = link(x) if d != at else (x,)
+        return x
+
+    for mod in (grove, optree):
+        spec = mod.tree_structure(chain(100))
+        assert spec.flatten_up_to(chain(100)) == ['leaf']
+        deeper = chain(101)
+        assert spec.flatten_up_to(deeper) == [['leaf']]
+        with pytest.raises(ValueError, match='Expected an instance of list'):
+            spec.flatten_up_to(chain(100, at=40))
+        with pytest.raises(ValueError, match='list arity mismatch'):
+            spec.flatten_up_to([chain(99), 1])
+        with pytest.raises(ValueError, match='Expected an instance of list'):
+            spec.flatten_up_to(chain(60))
+    tspec = grove.tree_structure(chain(50, link=lambda x: (x,)))
+    assert tspec.flatten_up_to(chain(50, link=lambda x: (x,))) == ['leaf']
+    mixed = 'leaf'
+    for d in range(50):
+        mixed = [mixed] if d == 39 else (mixed,)  # a list 10 links down
+    with pytest.raises(ValueError, match=r'^at \(0, 0, 0, 0, 0, 0, 0, 0, 0, 0\): Expected an '
+                                         'instance of tuple'):
+        tspec.flatten_up_to(mixed)
