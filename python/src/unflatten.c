@@ -16,6 +16,7 @@ typedef struct bframe {
   const gv_node *const *kids; /* n's children in insertion order */
   const uint32_t *perm;       /* traversal -> insertion (dict, defaultdict), or NULL */
   size_t i, arity;
+  size_t chain; /* a chain of one-child lists (or tuples): its links, 1 for any other node */
   Py_ssize_t vbase;
 } bframe;
 
@@ -153,6 +154,16 @@ static int may_call_user(const gv_node *n) {
 static void frame_setup(bframe *f, const gv_node *n, Py_ssize_t vbase) {
   const gv__cont *c = GV__CONT(n);
   f->n = n;
+  f->chain = 1;
+  if ((n->kind == GV_LIST || n->kind == GV_TUPLE) && n->arity == 1) {
+    /* one frame for the whole chain of one-child links of n's kind: its child is the
+     * last link's, and the links are made around the child's value when it is done */
+    const gv_node *x;
+    while (!gv__is_imm(x = c->kids[0]) && x->kind == n->kind && x->arity == 1) {
+      c = GV__CONT(x);
+      f->chain++;
+    }
+  }
   f->kids = c->kids;
   f->perm = (n->kind == GV_DICT || n->kind == GV_DDICT) ? GV__CONT(c->meta)->perm : NULL;
   f->i = 0;
@@ -405,6 +416,18 @@ static PyObject *build_run(builder *b, const gv_node *root) {
         memcpy(k == GV_LIST ? ((PyListObject *)o)->ob_item : ((PyTupleObject *)o)->ob_item,
                b->v + f->vbase, f->arity * sizeof *b->v);
         b->nv = f->vbase;
+        for (size_t l = 1; l < f->chain; l++) { /* the chain's other links, inside out */
+          PyObject *w = k == GV_LIST ? PyList_New(1) : PyTuple_New(1);
+          if (!w) {
+            Py_DECREF(o);
+            goto fail;
+          }
+          if (k == GV_LIST)
+            PyList_SET_ITEM(w, 0, o);
+          else
+            PyTuple_SET_ITEM(w, 0, o);
+          o = w;
+        }
       } else {
         if (may_call_user(f->n) && pin_vals(b) < 0) goto fail;
         o = make_container(b, f->n, b->v + f->vbase, f->arity);

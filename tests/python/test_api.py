@@ -400,3 +400,32 @@ def test_flatten_up_to_chains_of_single_children():
     with pytest.raises(ValueError, match=r'^at \(0, 0, 0, 0, 0, 0, 0, 0, 0, 0\): Expected an '
                                          'instance of tuple'):
         tspec.flatten_up_to(mixed)
+
+
+def test_unflatten_chains_of_single_children():
+    """Runs of one-child lists and tuples (made around their bottom's value in one step) come
+    back as optree builds them: link types in order, subtrees and leaves at the bottom."""
+    import optree
+
+    def chain(links, bottom):
+        x = bottom
+        for link in reversed(links):
+            x = [x] if link == 'l' else (x,)
+        return x
+
+    bottoms = [0, None, [], (), {'b': [1, (2,)], 'a': ([3],)}, [[4], [5]]]
+    for links in ['l', 'll', 't' * 30, 'lt' * 5, 'l' * 40 + 't' * 3 + 'l', 'ttlll']:
+        for bottom in bottoms:
+            tree = [chain(links, bottom), chain(links[::-1], bottom)]
+            for mod in (grove, optree):
+                leaves, spec = mod.tree_flatten(tree)
+                new = [object() for _ in leaves]
+                got = spec.unflatten(new)
+                assert mod.tree_structure(got) == spec
+                assert all(a is b for a, b in zip(mod.tree_leaves(got), new))
+                assert repr(got) == repr(optree.tree_unflatten(optree.tree_structure(tree), new))
+            if leaves:
+                with pytest.raises(ValueError, match='Too few leaves'):
+                    grove.tree_structure(tree).unflatten(leaves[:-1])
+            with pytest.raises(ValueError, match='Too many leaves'):
+                grove.tree_structure(tree).unflatten(leaves + [1])
