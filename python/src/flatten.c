@@ -594,7 +594,17 @@ static int finish(walk *w) {
       s = gv_deque(w->a, kids, n, f->maxlen, &out, &e);
       break;
     default: /* namedtuple, structseq, custom */
+      if (w->ct && f->tname == w->ct_name && f->meta == w->ct_meta) {
+        /* the type node of the last one (the same as gv_custom would find) */
+        s = gv__make_node(w->a, GV_CUSTOM, w->ct, NULL, kids, n, &out, &e);
+        break;
+      }
       s = gv_custom(w->a, f->tname, NULL, kids, n, f->meta, &out, &e);
+      if (s == GV_OK) {
+        w->ct_name = f->tname;
+        w->ct_meta = f->meta;
+        w->ct = GV__CONT(out)->meta;
+      }
       break;
     }
     if (s != GV_OK) return oom_or_raise(w, s, &e);

@@ -55,6 +55,9 @@ typedef struct walk {
   PyTypeObject *last_tp;
   int last_kind;
   PyObject *last_reg;
+  /* the custom type node (GV_CTYPE) of the last namedtuple/custom node made: its
+   * name and metadata nodes, and itself (nodes of this walk's arena) */
+  const gv_node *ct_name, *ct_meta, *ct;
   frame fr_inl[INL_FR];
   PyObject *lv_inl[INL_N];
   const gv_node *nodes_inl[INL_N];

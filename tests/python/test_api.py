@@ -429,3 +429,31 @@ def test_unflatten_chains_of_single_children():
                     grove.tree_structure(tree).unflatten(leaves[:-1])
             with pytest.raises(ValueError, match='Too many leaves'):
                 grove.tree_structure(tree).unflatten(leaves + [1])
+
+
+def test_structures_of_alternating_namedtuples_and_custom_nodes():
+    """Namedtuple classes and custom nodes of one class with other metadata, alternating in one
+    tree: each node keeps its own class and metadata (as in a structure made of it alone)."""
+    import collections
+    import optree
+    A = collections.namedtuple('A', 'x y')
+    B = collections.namedtuple('B', 'x y')  # the same fields, another class
+    A2 = collections.namedtuple('A', 'x y')  # the same name, another class
+
+    class Box:
+        def __init__(self, tag, v):
+            self.tag, self.v = tag, v
+
+    ns = 'test_alternating'
+    for mod in (grove, optree):
+        mod.register_pytree_node(Box, lambda b: ((b.v,), b.tag), lambda tag, c: Box(tag, c[0]),
+                                 namespace=ns)
+    parts = [A(1, 2), B(3, 4), A(5, 6), A2(7, 8), Box('p', 9), Box('q', 10), Box('p', 11)]
+    for mod in (grove, optree):
+        spec = mod.tree_structure(parts, namespace=ns)
+        alone = [mod.tree_structure(p, namespace=ns) for p in parts]
+        assert spec.children() == alone
+        back = spec.unflatten(range(spec.num_leaves))
+        assert [type(p) for p in back] == [type(p) for p in parts]
+        assert [b.tag for b in back[4:]] == ['p', 'q', 'p']
+    assert repr(grove.tree_structure(parts, namespace=ns)).count('Box') == 3
