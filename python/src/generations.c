@@ -27,6 +27,8 @@ static void gen_dealloc(PyObject *self) {
   kc_clear(&g->kc);
   PyMem_Free(g->memo);
   g->memo = NULL;
+  PyMem_Free(g->cmemo);
+  g->cmemo = NULL;
   gen_names_free(g);
   handles_free(g);
   gv_arena_free(g->a);
@@ -64,6 +66,7 @@ int new_gen(gstate *st) {
   memset(&g->tmpl, 0, sizeof g->tmpl);
   memset(&g->kc, 0, sizeof g->kc);
   g->memo = NULL;
+  g->cmemo = NULL;
   g->hobj = NULL;
   g->nh = g->ch = 0;
   memset(&g->hmap, 0, sizeof g->hmap);

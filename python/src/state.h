@@ -40,18 +40,30 @@ typedef struct smemo {
   const gv_node *k0, *k1, *node;
   uintptr_t tag; /* kind * 4 + number of children; 0: empty slot */
 } smemo;
+/* ... and of small records (dicts, namedtuples, custom nodes of at most
+ * CMEMO_KIDS children) by the identities of their keyset or type node, aux
+ * and children: a structure's repeated records skip hashing and the intern
+ * table. Entries are checked against the node itself (kind, arity, aux and
+ * children); the same lifetime as above. */
+#define CMEMO_SLOTS 1024 /* 4-way buckets */
+#define CMEMO_KIDS 8
+typedef struct cmemo {
+  const gv_node *meta, *node;
+  uint64_t h; /* 0: empty slot */
+} cmemo;
 typedef struct GenObject {
   PyObject_HEAD gv_arena *a;
   uint64_t serial;
-  ptrmap rev;         /* keyset -> tuple of key objects; type-name node -> object */
-  ptrmap tmpl;        /* keyset -> dict of its keys (values None): unflatten copies it */
-  keycache kc;        /* key objects (by identity) -> keyset */
-  PyObject *tnodes;   /* dict: id(object) -> int(node): type names, factories */
-  idmap tnid;         /* the same by identity, read without allocating (name_node_known) */
-  PyObject **hobj;    /* handles: handle h -> hobj[h - 1] (owned) */
-  size_t nh, ch;      /* ... their count and capacity */
-  idmap hmap;         /* object (by identity) -> its handle */
-  struct smemo *memo; /* lists and tuples of up to 2 children -> their node (flatten.c) */
+  ptrmap rev;          /* keyset -> tuple of key objects; type-name node -> object */
+  ptrmap tmpl;         /* keyset -> dict of its keys (values None): unflatten copies it */
+  keycache kc;         /* key objects (by identity) -> keyset */
+  PyObject *tnodes;    /* dict: id(object) -> int(node): type names, factories */
+  idmap tnid;          /* the same by identity, read without allocating (name_node_known) */
+  PyObject **hobj;     /* handles: handle h -> hobj[h - 1] (owned) */
+  size_t nh, ch;       /* ... their count and capacity */
+  idmap hmap;          /* object (by identity) -> its handle */
+  struct smemo *memo;  /* lists and tuples of up to 2 children -> their node (flatten.c) */
+  struct cmemo *cmemo; /* small records -> their node (flatten.c) */
   const gv_node *none_node;
   size_t max_op_growth;          /* the most one operation added to the arena */
   struct GenObject *prev, *next; /* the live generations (module state's list) */

@@ -457,3 +457,35 @@ def test_structures_of_alternating_namedtuples_and_custom_nodes():
         assert [type(p) for p in back] == [type(p) for p in parts]
         assert [b.tag for b in back[4:]] == ['p', 'q', 'p']
     assert repr(grove.tree_structure(parts, namespace=ns)).count('Box') == 3
+
+
+def test_structures_of_repeated_small_records():
+    """Small dicts, OrderedDicts, defaultdicts (two factories) and namedtuples over the same keys
+    and children, repeated and interleaved: each keeps its own kind, factory, key order and
+    children (its structure equal to the one made of it alone, and to optree's verdicts)."""
+    import collections
+    import optree
+    P = collections.namedtuple('P', 'a b')
+    recs = []
+    for i in range(40):
+        kids = ([i], (i,), None, i)[i % 4]
+        recs += [{'a': kids, 'b': 1}, {'b': 1, 'a': kids},
+                 collections.OrderedDict([('a', kids), ('b', 1)]),
+                 collections.OrderedDict([('b', 1), ('a', kids)]),
+                 collections.defaultdict(list, a=kids, b=1),
+                 collections.defaultdict(dict, a=kids, b=1), P(kids, 1)]
+    for mod in (grove, optree):
+        spec = mod.tree_structure(recs)
+        alone = [mod.tree_structure(r) for r in recs]
+        assert spec.children() == alone
+        for i, a in enumerate(alone):
+            for j in (i + 1, i + 7):
+                if j < len(alone):
+                    assert (a == alone[j]) == (optree.tree_structure(recs[i]) ==
+                                                optree.tree_structure(recs[j])), (recs[i], recs[j])
+        back = spec.unflatten(mod.tree_leaves(recs))
+        assert [type(r) for r in back] == [type(r) for r in recs]
+        assert [list(r.keys()) if isinstance(r, dict) else r._fields for r in back] == \
+            [list(r.keys()) if isinstance(r, dict) else r._fields for r in recs]
+        assert [r.default_factory for r in back if isinstance(r, collections.defaultdict)] == \
+            [r.default_factory for r in recs if isinstance(r, collections.defaultdict)]
