@@ -762,15 +762,8 @@ def install():
     TreeSpec.traverse = traverse
     TreeSpec.walk = walk
     TreeSpec.broadcast_to_common_suffix = broadcast_to_common_suffix
-    TreeSpec.__len__ = lambda self: self.num_leaves
-    TreeSpec.__lt__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
-        a.is_prefix(b, strict=True))
-    TreeSpec.__le__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
-        a.is_prefix(b))
-    TreeSpec.__gt__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
-        a.is_suffix(b, strict=True))
-    TreeSpec.__ge__ = lambda a, b: NotImplemented if not isinstance(b, TreeSpec) else (
-        a.is_suffix(b))
+    # (len() and the order comparisons <, <=, >, >= are the C type's own: a dunder set here
+    # would route every == through a Python-level slot lookup)
     TreeSpec.kind = property(_kind)
 
 

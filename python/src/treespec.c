@@ -164,8 +164,14 @@ static int spec_equal(SpecObject *a, SpecObject *b) {
 
 static PyObject *spec_richcompare(PyObject *a, PyObject *b, int op) {
   gstate *st = spec_state(a);
-  if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, st->spec_type))
-    Py_RETURN_NOTIMPLEMENTED;
+  if (!PyObject_TypeCheck(b, st->spec_type)) Py_RETURN_NOTIMPLEMENTED;
+  if (op != Py_EQ && op != Py_NE) {
+    /* optree's order: a < b when a is a strict prefix of b, a <= b a prefix, and
+     * > and >= the same the other way round (TreeSpec.is_prefix: the Python layer) */
+    PyObject *x = op == Py_LT || op == Py_LE ? a : b, *y = x == a ? b : a;
+    return PyObject_CallMethod(x, "is_prefix", "OO", y,
+                               op == Py_LT || op == Py_GT ? Py_True : Py_False);
+  }
   int r = spec_equal((SpecObject *)a, (SpecObject *)b);
   if (r < 0) return NULL;
   return PyBool_FromLong(op == Py_EQ ? r : !r);

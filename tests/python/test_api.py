@@ -489,3 +489,23 @@ def test_structures_of_repeated_small_records():
             [list(r.keys()) if isinstance(r, dict) else r._fields for r in recs]
         assert [r.default_factory for r in back if isinstance(r, collections.defaultdict)] == \
             [r.default_factory for r in recs if isinstance(r, collections.defaultdict)]
+
+
+def test_structure_order_len_and_truth_as_optree():
+    """<, <=, >, >= (prefix order), len() and bool() of structures, and their TypeError for a
+    structure against another type, as optree's."""
+    import collections
+    import optree
+    trees = [1, None, [1, 2], [[1], 2], [[1, [2]], (3,)], {'a': 1, 'b': [2]}, {'b': 1, 'a': 2},
+             collections.OrderedDict(a=1, b=2), (), [()], [None, 1]]
+    for mod in (grove, optree):
+        specs = [mod.tree_structure(t) for t in trees]
+        got = [(a < b, a <= b, a > b, a >= b, a == b, a != b) for a in specs for b in specs]
+        got += [(len(a), bool(a)) for a in specs]
+        if mod is grove:
+            mine = got
+        else:
+            assert mine == got
+        for op in ('<', '<=', '>', '>='):
+            with pytest.raises(TypeError):
+                eval(f'specs[0] {op} 1')
