@@ -268,13 +268,32 @@ done:
 
 typedef struct gv__fwp {
   gv_arena *a;
-  gv__vec ent;   /* const gv_node *: the path's entries, one slot spare */
-  gv__vec words; /* uint64_t: 3 header words, then the entries' hashes, one spare */
-  gv__vec pairs; /* const gv_node *: the output */
-  size_t nb;     /* the batch: leaves of the current container */
+  gv__vec ent;      /* const gv_node *: the path's entries, one slot spare */
+  gv__vec words;    /* uint64_t: 3 header words, then the entries' hashes, one spare */
+  gv__vec pairs;    /* const gv_node *: the output */
+  gv__vec phash;    /* uint64_t: 3 header words, then the pairs' hashes */
+  gv__kids_info li; /* what the list learns from the pairs, gathered as they come */
+  int li_over;      /* its leaves overflowed: the list's own scan says so */
+  size_t nb;        /* the batch: leaves of the current container */
   const gv_node *bent[GV__FWP_BATCH], *bleaf[GV__FWP_BATCH], *bpath[GV__FWP_BATCH];
   uint64_t bh[GV__FWP_BATCH];
+  unsigned char bnew[GV__FWP_BATCH]; /* whether bpath[j] was made by this batch */
 } gv__fwp;
+
+/* Notes pair p (a tuple) for the list: what gv__scan_kids would learn from
+ * it, and its hash, so the list is made without reading a million cold
+ * nodes back. */
+static void gv__fwp_note(gv__fwp *c, const gv_node *p) {
+  const gv__cont *k = GV__CONT(p);
+  c->li.all &= p->flags;
+  c->li.any |= p->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE | GV__F_NCKEY);
+  c->li.esum = gv__sat_add(c->li.esum, k->esize);
+  c->li.shape = 0;
+  if (k->num_leaves > UINT64_MAX - c->li.leaves) c->li_over = 1;
+  c->li.leaves += k->num_leaves;
+  if (k->depth > c->li.depth) c->li.depth = k->depth;
+  GV__VEC_AT(&c->phash, uint64_t, c->phash.len++) = p->hash;
+}
 
 /* Builds the batch's tuples under the path c->ent[0..depth). */
 static gv_status gv__fwp_flush(gv__fwp *c) {
@@ -286,6 +305,7 @@ static gv_status gv__fwp_flush(gv__fwp *c) {
   uint64_t *w = c->words.p;
   gv_status s;
   if ((s = gv__vec_reserve(a, &c->pairs, nb)) != GV_OK) return s;
+  if ((s = gv__vec_reserve(a, &c->phash, nb)) != GV_OK) return s;
   for (size_t j = 0; j < nb; j++) {
     w[3 + d] = gv__hash(c->bent[j]);
     c->bh[j] = gv__hash_seq(GV_TUPLE, w, d + 1);
@@ -293,8 +313,10 @@ static gv_status gv__fwp_flush(gv__fwp *c) {
   }
   for (size_t j = 0; j < nb; j++) {
     kids[d] = c->bent[j];
+    size_t before = a->nentries;
     if ((s = gv__seq_hashed(a, GV_TUPLE, kids, d + 1, c->bh[j], &c->bpath[j], NULL)) != GV_OK)
       return s;
+    c->bnew[j] = a->nentries != before;
   }
   uint64_t w2[5];
   for (size_t j = 0; j < nb; j++) {
@@ -306,7 +328,11 @@ static gv_status gv__fwp_flush(gv__fwp *c) {
   const gv_node **out = (const gv_node **)c->pairs.p + c->pairs.len;
   for (size_t j = 0; j < nb; j++) {
     const gv_node *two[2] = {c->bpath[j], c->bleaf[j]};
-    if ((s = gv__seq_hashed(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL)) != GV_OK) return s;
+    /* a pair whose path was made just now cannot be here already */
+    s = c->bnew[j] ? gv__seq_fresh(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL)
+                   : gv__seq_hashed(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL);
+    if (s != GV_OK) return s;
+    gv__fwp_note(c, out[j]);
   }
   c->pairs.len += nb;
   return GV_OK;
@@ -339,8 +365,12 @@ static gv_status gv__fwp_run(gv__fwp *c, const gv_node *t) {
     if ((s = gv__seq(a, GV_TUPLE, NULL, 0, NULL, &p, NULL)) != GV_OK) goto done;
     const gv_node *two[2] = {p, t};
     if ((s = gv__vec_reserve(a, &c->pairs, 1)) != GV_OK) goto done;
+    if ((s = gv__vec_reserve(a, &c->phash, 1)) != GV_OK) goto done;
     s = gv__seq(a, GV_TUPLE, two, 2, NULL, &GV__VEC_AT(&c->pairs, const gv_node *, 0), NULL);
-    if (s == GV_OK) c->pairs.len = 1;
+    if (s == GV_OK) {
+      c->pairs.len = 1;
+      gv__fwp_note(c, GV__VEC_AT(&c->pairs, const gv_node *, 0));
+    }
     goto done;
   }
   gv__pframe root = {t, 0};
@@ -397,6 +427,13 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   gv__vec_init(&c.ent, sizeof(const gv_node *));
   gv__vec_init(&c.words, sizeof(uint64_t));
   gv__vec_init(&c.pairs, sizeof(const gv_node *));
+  gv__vec_init(&c.phash, sizeof(uint64_t));
+  c.li.leaves = c.li.esum = 0;
+  c.li.depth = 0;
+  c.li.all = GV_F_CANONICAL | GV_F_STRUCTURE | GV__F_KEY;
+  c.li.any = GV_F_HAS_LIST;
+  c.li.shape = 1;
+  c.li_over = 0;
   gv_mark m = gv_arena_mark(a);
   /* two tuples per leaf and the list: grow the table once for them, not by
    * doubling as they come (a tree too big for that fails later anyway) */
@@ -404,9 +441,18 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   s = GV_OK;
   if (leaves < UINT32_MAX && gv__intern_reserve_n(a, (size_t)leaves * 2 + 1) != GV_OK)
     s = GV_ENOMEM;
-  if (s == GV_OK) s = gv__vec_reserve(a, &c.pairs, leaves < UINT32_MAX ? (size_t)leaves : 0);
-  if (s == GV_OK) s = gv__fwp_run(&c, t);
-  if (s == GV_OK)
+  size_t hint = leaves < UINT32_MAX ? (size_t)leaves : 0;
+  if (s == GV_OK) s = gv__vec_reserve(a, &c.pairs, hint);
+  if (s == GV_OK) s = gv__vec_reserve(a, &c.phash, hint + 3);
+  if (s == GV_OK) {
+    c.phash.len = 3; /* gv__hash_seq's header */
+    s = gv__fwp_run(&c, t);
+  }
+  if (s == GV_OK && !c.li_over) {
+    c.li.depth++; /* the list's own level */
+    uint64_t h = gv__hash_seq(GV_LIST, c.phash.p, c.pairs.len);
+    s = gv__seq_known(a, GV_LIST, c.pairs.p, c.pairs.len, h, &c.li, out, err);
+  } else if (s == GV_OK)
     s = gv_list(a, c.pairs.p, c.pairs.len, out, err);
   else if (s == GV_ENOMEM)
     gv__oom(a, err);
@@ -417,6 +463,7 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   gv__vec_free(a, &c.ent);
   gv__vec_free(a, &c.words);
   gv__vec_free(a, &c.pairs);
+  gv__vec_free(a, &c.phash);
   if (s != GV_OK) gv__rollback(a, &m);
   return s;
 }

@@ -527,6 +527,25 @@ gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_
  * caller building many can compute them first and prefetch their slots. */
 gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
                          uint64_t hash, const gv_node **out, gv_error *err);
+/* What a container learns from its children (node.c's scan of them): leaves,
+ * expanded sizes, depth + 1, the flags all have (all) and any has (any), and
+ * whether a list or tuple of them is a shape (only ints, bools and Nones). */
+typedef struct gv__kids_info {
+  uint64_t leaves;
+  uint64_t esum; /* the children's expanded sizes, saturating */
+  size_t depth;
+  unsigned all, any;
+  int shape;
+} gv__kids_info;
+/* gv__seq_hashed with what gv__scan_kids would learn from the items given
+ * (a caller that made them gathered it as it went; checked builds scan them
+ * anyway and compare). */
+gv_status gv__seq_known(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                        uint64_t hash, const gv__kids_info *ki, const gv_node **out, gv_error *err);
+/* gv__seq_hashed of a node known to be absent from the arena and its parents
+ * (one of its items was made just now, say): no lookup, only the insert. */
+gv_status gv__seq_fresh(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                        uint64_t hash, const gv_node **out, gv_error *err);
 gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
                        const gv_node *const *keys, const gv_node *const *values, size_t n,
                        const gv_node **out, gv_error *err);

@@ -328,15 +328,6 @@ static unsigned gv__child_flag_mask(unsigned kind) {
   return GV_F_CANONICAL | GV_F_STRUCTURE;
 }
 
-/* What a container learns from its children: leaves, depth, flags. */
-typedef struct gv__kids_info {
-  uint64_t leaves;
-  uint64_t esum; /* the children's expanded sizes, saturating */
-  size_t depth;
-  unsigned all, any;
-  int shape;
-} gv__kids_info;
-
 static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *const *kids,
                                size_t n, gv__kids_info *ki, gv_error *err) {
   int value = gv__is_container_kind(kind);
@@ -437,10 +428,13 @@ static gv_status gv__twin(gv_arena *a, const gv_node *const *kids, size_t n, con
  * other than a keyset (kids may be NULL for ctype). like: NULL, or a dict
  * kind whose children these are, reordered for the sorted twin of its keyset
  * (meta): then what it learned from them holds as it is. pre: NULL, or the
- * node's hash as the caller computed it (gv__hash_seq; not for dict kinds). */
-gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                     const gv_node *const *kids, size_t n, const gv__cont *like,
-                     const uint64_t *pre, const gv_node **out, gv_error *err) {
+ * node's hash as the caller computed it (gv__hash_seq; not for dict kinds).
+ * fresh: the caller knows no equal node exists (see gv__seq_fresh), so the
+ * lookup is skipped (it still counts as one; checked builds look anyway). */
+static gv_status gv__make_in(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                             const gv_node *const *kids, size_t n, const gv__cont *like,
+                             const uint64_t *pre, const gv__kids_info *known, int fresh,
+                             const gv_node **out, gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
   if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
   if (kind == GV_TUPLE) meta = NULL; /* a template's twin (gv_rebuild): made anew below */
@@ -458,7 +452,18 @@ gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_n
     if (flags & GV__F_KIDS_CANONICAL) flags |= GV_F_CANONICAL; /* the twin is sorted */
     goto hash;
   }
-  if ((st = gv__scan_kids(a, kind, kids, n, &ki, err)) != GV_OK) return st;
+  if (known) {
+    ki = *known;
+#if defined(GROVE_CHECKED)
+    gv__kids_info chk;
+    if ((st = gv__scan_kids(a, kind, kids, n, &chk, err)) != GV_OK) return st;
+    if (chk.leaves != ki.leaves || chk.esum != ki.esum || chk.depth != ki.depth ||
+        chk.all != ki.all || chk.any != ki.any || chk.shape != ki.shape)
+      return gv__err(err, GV_EINVAL, "internal: what the children say differs");
+#endif
+  } else if ((st = gv__scan_kids(a, kind, kids, n, &ki, err)) != GV_OK) {
+    return st;
+  }
   if (ki.depth > a->max_depth || ki.depth > UINT32_MAX)
     return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
   if (gv__is_container_kind(kind)) {
@@ -497,10 +502,18 @@ hash:;
   c.meta = meta;
   c.aux = aux;
   c.kids = kids;
-  const gv_node *hit = gv__intern_find(a, &c);
-  if (hit) {
-    *out = hit;
-    return GV_OK;
+#if !defined(GROVE_CHECKED)
+  if (fresh) {
+    a->lookups++;
+  } else
+#endif
+  {
+    const gv_node *hit = gv__intern_find(a, &c);
+    if (hit) {
+      if (fresh) return gv__err(err, GV_EINVAL, "internal: a node said to be new exists");
+      *out = hit;
+      return GV_OK;
+    }
   }
   if (flags & GV__F_NCKEY) { /* a key that needs its canonical twin */
     st = gv__twin(a, kids, n, &meta, err);
@@ -528,6 +541,23 @@ hash:;
   gv__intern_add(a, &k->h);
   *out = &k->h;
   return GV_OK;
+}
+
+gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                     const gv_node *const *kids, size_t n, const gv__cont *like,
+                     const uint64_t *pre, const gv_node **out, gv_error *err) {
+  return gv__make_in(a, kind, meta, aux, kids, n, like, pre, NULL, 0, out, err);
+}
+
+gv_status gv__seq_fresh(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                        uint64_t hash, const gv_node **out, gv_error *err) {
+  return gv__make_in(a, kind, NULL, NULL, items, n, NULL, &hash, NULL, 1, out, err);
+}
+
+gv_status gv__seq_known(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                        uint64_t hash, const gv__kids_info *ki, const gv_node **out,
+                        gv_error *err) {
+  return gv__make_in(a, kind, NULL, NULL, items, n, NULL, &hash, ki, 0, out, err);
 }
 
 gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
