@@ -280,18 +280,42 @@ typedef struct gv__fwp {
   unsigned char bnew[GV__FWP_BATCH]; /* whether bpath[j] was made by this batch */
 } gv__fwp;
 
+/* Adds child k to what a scan of the children before it said (ki), as
+ * gv__scan_kids would (the checked builds compare): k is a value node of the
+ * arena. 0 when the leaves overflow (the general constructor reports it). */
+static int gv__ki_child(gv__kids_info *ki, const gv_node *k) {
+  if (gv__is_imm(k)) {
+    if ((gv__word(k) & 0xFFu) == ((GV_INT << 1) | 1u)) { /* an int */
+      ki->all &= GV_F_CANONICAL | GV__F_KEY;
+    } else {
+      unsigned kk = gv__imm_kind(k), f = gv__flags_full(k);
+      ki->all &= k == gv__imm(GV_STAR, 0) ? GV_F_CANONICAL | GV_F_STRUCTURE : f;
+      ki->any |= f & (GV_F_HAS_NONE | GV__F_NCKEY);
+      if ((0x190u >> kk) & 1u) ki->shape = 0; /* float, handle, * */
+    }
+    if (ki->leaves == UINT64_MAX) return 0;
+    ki->leaves++;
+    ki->esum = gv__sat_add(ki->esum, 1);
+    return 1;
+  }
+  unsigned kk = k->kind;
+  ki->all &= k->flags;
+  ki->any |= k->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE | GV__F_NCKEY);
+  ki->esum = gv__sat_add(ki->esum, gv__esize(k));
+  if (kk != GV_INT && kk != GV_BOOL && kk != GV_NONE) ki->shape = 0;
+  uint64_t nl = gv__num_leaves(k);
+  if (nl > UINT64_MAX - ki->leaves) return 0;
+  ki->leaves += nl;
+  if (!gv__is_leaf_kind(kk) && GV__CONT(k)->depth + (size_t)1 > ki->depth)
+    ki->depth = GV__CONT(k)->depth + (size_t)1;
+  return 1;
+}
+
 /* Notes pair p (a tuple) for the list: what gv__scan_kids would learn from
  * it, and its hash, so the list is made without reading a million cold
  * nodes back. */
 static void gv__fwp_note(gv__fwp *c, const gv_node *p) {
-  const gv__cont *k = GV__CONT(p);
-  c->li.all &= p->flags;
-  c->li.any |= p->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE | GV__F_NCKEY);
-  c->li.esum = gv__sat_add(c->li.esum, k->esize);
-  c->li.shape = 0;
-  if (k->num_leaves > UINT64_MAX - c->li.leaves) c->li_over = 1;
-  c->li.leaves += k->num_leaves;
-  if (k->depth > c->li.depth) c->li.depth = k->depth;
+  if (!gv__ki_child(&c->li, p)) c->li_over = 1;
   GV__VEC_AT(&c->phash, uint64_t, c->phash.len++) = p->hash;
 }
 
@@ -311,11 +335,18 @@ static gv_status gv__fwp_flush(gv__fwp *c) {
     c->bh[j] = gv__hash_seq(GV_TUPLE, w, d + 1);
     gv__intern_prefetch(a, c->bh[j]);
   }
+  gv__kids_info pre, ki;
+  if ((s = gv__scan_kids(a, GV_TUPLE, kids, d, &pre, NULL)) != GV_OK) return s;
+  gv__kids_info empty;
+  if ((s = gv__scan_kids(a, GV_TUPLE, NULL, 0, &empty, NULL)) != GV_OK) return s;
   for (size_t j = 0; j < nb; j++) {
     kids[d] = c->bent[j];
     size_t before = a->nentries;
-    if ((s = gv__seq_hashed(a, GV_TUPLE, kids, d + 1, c->bh[j], &c->bpath[j], NULL)) != GV_OK)
-      return s;
+    ki = pre;
+    s = gv__ki_child(&ki, kids[d])
+            ? gv__tuple_known(a, kids, d + 1, c->bh[j], &ki, 0, &c->bpath[j], NULL)
+            : gv__seq_hashed(a, GV_TUPLE, kids, d + 1, c->bh[j], &c->bpath[j], NULL);
+    if (s != GV_OK) return s;
     c->bnew[j] = a->nentries != before;
   }
   uint64_t w2[5];
@@ -328,9 +359,11 @@ static gv_status gv__fwp_flush(gv__fwp *c) {
   const gv_node **out = (const gv_node **)c->pairs.p + c->pairs.len;
   for (size_t j = 0; j < nb; j++) {
     const gv_node *two[2] = {c->bpath[j], c->bleaf[j]};
+    ki = empty;
     /* a pair whose path was made just now cannot be here already */
-    s = c->bnew[j] ? gv__seq_fresh(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL)
-                   : gv__seq_hashed(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL);
+    s = gv__ki_child(&ki, two[0]) && gv__ki_child(&ki, two[1])
+            ? gv__tuple_known(a, two, 2, c->bh[j], &ki, c->bnew[j], &out[j], NULL)
+            : gv__seq_hashed(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL);
     if (s != GV_OK) return s;
     gv__fwp_note(c, out[j]);
   }

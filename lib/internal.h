@@ -537,15 +537,23 @@ typedef struct gv__kids_info {
   unsigned all, any;
   int shape;
 } gv__kids_info;
+/* What a container of kind learns from kids[0..n): GV_EINVAL (err names the
+ * child) for a NULL child, a bad word, a child of another arena, GV_ERANGE
+ * when the leaves overflow. */
+gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *const *kids, size_t n,
+                        gv__kids_info *ki, gv_error *err);
+/* A tuple of n children with its hash and what they say (ki), as
+ * gv__seq_known makes it; fresh: it is known to be absent from the arena and
+ * its parents (one of kids was made just now, say), so no lookup. The common
+ * case (no canonical twin needed, not too deep) without the general checks
+ * (flatten_with_path's, whose children are its own nodes and entries). */
+gv_status gv__tuple_known(gv_arena *a, const gv_node *const *kids, size_t n, uint64_t hash,
+                          const gv__kids_info *ki, int fresh, const gv_node **out, gv_error *err);
 /* gv__seq_hashed with what gv__scan_kids would learn from the items given
  * (a caller that made them gathered it as it went; checked builds scan them
  * anyway and compare). */
 gv_status gv__seq_known(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
                         uint64_t hash, const gv__kids_info *ki, const gv_node **out, gv_error *err);
-/* gv__seq_hashed of a node known to be absent from the arena and its parents
- * (one of its items was made just now, say): no lookup, only the insert. */
-gv_status gv__seq_fresh(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
-                        uint64_t hash, const gv_node **out, gv_error *err);
 gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
                        const gv_node *const *keys, const gv_node *const *values, size_t n,
                        const gv_node **out, gv_error *err);
