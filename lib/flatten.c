@@ -461,11 +461,6 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   gv__vec_init(&c.words, sizeof(uint64_t));
   gv__vec_init(&c.pairs, sizeof(const gv_node *));
   gv__vec_init(&c.phash, sizeof(uint64_t));
-  c.li.leaves = c.li.esum = 0;
-  c.li.depth = 0;
-  c.li.all = GV_F_CANONICAL | GV_F_STRUCTURE | GV__F_KEY;
-  c.li.any = GV_F_HAS_LIST;
-  c.li.shape = 1;
   c.li_over = 0;
   gv_mark m = gv_arena_mark(a);
   /* two tuples per leaf and the list: grow the table once for them, not by
@@ -477,12 +472,12 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   size_t hint = leaves < UINT32_MAX ? (size_t)leaves : 0;
   if (s == GV_OK) s = gv__vec_reserve(a, &c.pairs, hint);
   if (s == GV_OK) s = gv__vec_reserve(a, &c.phash, hint + 3);
+  if (s == GV_OK) s = gv__scan_kids(a, GV_LIST, NULL, 0, &c.li, NULL); /* no pairs yet */
   if (s == GV_OK) {
     c.phash.len = 3; /* gv__hash_seq's header */
     s = gv__fwp_run(&c, t);
   }
   if (s == GV_OK && !c.li_over) {
-    c.li.depth++; /* the list's own level */
     uint64_t h = gv__hash_seq(GV_LIST, c.phash.p, c.pairs.len);
     s = gv__seq_known(a, GV_LIST, c.pairs.p, c.pairs.len, h, &c.li, out, err);
   } else if (s == GV_OK)
