@@ -414,12 +414,7 @@ gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, con
 /* The hash gv__seq gives a list or tuple (kind) of n children whose hashes
  * are w[3..3+n); it fills w[0..3) (so w has room for n + 3 words). */
 uint64_t gv__hash_seq(unsigned kind, uint64_t *w, size_t n);
-/* Interns a container or a metadata node other than a keyset; no mark of its
- * own. like and pre (NULL, or a reordered dict's original and a precomputed
- * hash): see node.c. */
-gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                     const gv_node *const *kids, size_t n, const gv__cont *like,
-                     const uint64_t *pre, const gv_node **out, gv_error *err);
+
 /* gv__make_x without like and pre, and the grove-ordered keyset constructor
  * (no mark of their own), for containers.c, hostorder.c, copy.c and walk.c. */
 gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
@@ -537,6 +532,13 @@ typedef struct gv__kids_info {
   unsigned all, any;
   int shape;
 } gv__kids_info;
+/* Interns a container or a metadata node other than a keyset; no mark of its
+ * own. like, pre, known and fresh (NULL or 0, or a reordered dict's original,
+ * a precomputed hash, what the children say, known to be absent): see node.c. */
+gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                     const gv_node *const *kids, size_t n, const gv__cont *like,
+                     const uint64_t *pre, const gv__kids_info *known, int fresh,
+                     const gv_node **out, gv_error *err);
 /* What a container of kind learns from kids[0..n): GV_EINVAL (err names the
  * child) for a NULL child, a bad word, a child of another arena, GV_ERANGE
  * when the leaves overflow. */

@@ -406,7 +406,7 @@ static inline unsigned gv__cont_flags(unsigned kind, const gv__kids_info *ki) {
 static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
                             const gv_node *const *kids, size_t n, const gv__cont *like,
                             const gv_node **out, gv_error *err) {
-  return gv__make_x(a, kind, meta, aux, kids, n, like, NULL, out, err);
+  return gv__make_x(a, kind, meta, aux, kids, n, like, NULL, NULL, 0, out, err);
 }
 
 /* The canonical twin of a key tuple with children kids: each bool or
@@ -472,10 +472,10 @@ static inline gv_status gv__cont_new(gv_arena *a, uint64_t hash, unsigned kind, 
  * node's hash as the caller computed it (gv__hash_seq; not for dict kinds).
  * fresh: the caller knows no equal node exists (see gv__tuple_known), so the
  * lookup is skipped (it still counts as one; checked builds look anyway). */
-static gv_status gv__make_in(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                             const gv_node *const *kids, size_t n, const gv__cont *like,
-                             const uint64_t *pre, const gv__kids_info *known, int fresh,
-                             const gv_node **out, gv_error *err) {
+gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                     const gv_node *const *kids, size_t n, const gv__cont *like,
+                     const uint64_t *pre, const gv__kids_info *known, int fresh,
+                     const gv_node **out, gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
   if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
   if (kind == GV_TUPLE) meta = NULL; /* a template's twin (gv_rebuild): made anew below */
@@ -560,16 +560,10 @@ hash:;
                       out, err);
 }
 
-gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                     const gv_node *const *kids, size_t n, const gv__cont *like,
-                     const uint64_t *pre, const gv_node **out, gv_error *err) {
-  return gv__make_in(a, kind, meta, aux, kids, n, like, pre, NULL, 0, out, err);
-}
-
 gv_status gv__seq_known(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
                         uint64_t hash, const gv__kids_info *ki, const gv_node **out,
                         gv_error *err) {
-  return gv__make_in(a, kind, NULL, NULL, items, n, NULL, &hash, ki, 0, out, err);
+  return gv__make_x(a, kind, NULL, NULL, items, n, NULL, &hash, ki, 0, out, err);
 }
 
 gv_status gv__tuple_known(gv_arena *a, const gv_node *const *kids, size_t n, uint64_t hash,
@@ -577,7 +571,7 @@ gv_status gv__tuple_known(gv_arena *a, const gv_node *const *kids, size_t n, uin
 #if !defined(GROVE_CHECKED)
   unsigned flags = gv__cont_flags(GV_TUPLE, ki);
   if (!(flags & GV__F_NCKEY) && ki->depth <= a->max_depth && ki->depth <= UINT32_MAX &&
-      n <= UINT32_MAX) { /* the common case, as gv__make_in does it */
+      n <= UINT32_MAX) { /* the common case, as gv__make_x does it */
     if (fresh) {
       a->lookups++;
     } else {
@@ -597,7 +591,7 @@ gv_status gv__tuple_known(gv_arena *a, const gv_node *const *kids, size_t n, uin
                         gv__sat_add(1, ki->esum), 0, out, err);
   }
 #endif
-  return gv__make_in(a, GV_TUPLE, NULL, NULL, kids, n, NULL, &hash, ki, fresh, out, err);
+  return gv__make_x(a, GV_TUPLE, NULL, NULL, kids, n, NULL, &hash, ki, fresh, out, err);
 }
 
 gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
