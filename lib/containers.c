@@ -8,7 +8,7 @@
 static gv_status gv__make(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
                           const gv_node *const *kids, size_t n, const gv_node **out,
                           gv_error *err) {
-  return gv__make_x(a, kind, meta, aux, kids, n, NULL, NULL, out, err);
+  return gv__make_x(a, kind, meta, aux, kids, n, NULL, NULL, NULL, 0, out, err);
 }
 
 gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
@@ -19,7 +19,7 @@ gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_
 
 gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
                          uint64_t hash, const gv_node **out, gv_error *err) {
-  return gv__make_x(a, kind, NULL, NULL, items, n, NULL, &hash, out, err);
+  return gv__make_x(a, kind, NULL, NULL, items, n, NULL, &hash, NULL, 0, out, err);
 }
 
 gv_status gv_list(gv_arena *a, const gv_node *const *items, size_t n, const gv_node **out,
@@ -185,7 +185,7 @@ static gv_status gv__dict_sorted_in(gv_arena *a, const gv_node *n, const gv_node
     v[i] = d->kids[ks->perm[i]];
   /* the twin is sorted: its traversal order is its insertion order, so the
    * children's traversal order, and their hash, are unchanged */
-  return gv__make_x(a, n->kind, ks->meta, d->aux, v, len, d, NULL, out, err);
+  return gv__make_x(a, n->kind, ks->meta, d->aux, v, len, d, NULL, NULL, 0, out, err);
 }
 
 gv_status gv__dict_sorted(gv_arena *a, const gv_node *n, const gv_node **out, gv_error *err) {

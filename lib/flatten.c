@@ -268,13 +268,56 @@ done:
 
 typedef struct gv__fwp {
   gv_arena *a;
-  gv__vec ent;   /* const gv_node *: the path's entries, one slot spare */
-  gv__vec words; /* uint64_t: 3 header words, then the entries' hashes, one spare */
-  gv__vec pairs; /* const gv_node *: the output */
-  size_t nb;     /* the batch: leaves of the current container */
+  gv__vec ent;      /* const gv_node *: the path's entries, one slot spare */
+  gv__vec words;    /* uint64_t: 3 header words, then the entries' hashes, one spare */
+  gv__vec pairs;    /* const gv_node *: the output */
+  gv__vec phash;    /* uint64_t: 3 header words, then the pairs' hashes */
+  gv__kids_info li; /* what the list learns from the pairs, gathered as they come */
+  int li_over;      /* its leaves overflowed: the list's own scan says so */
+  size_t nb;        /* the batch: leaves of the current container */
   const gv_node *bent[GV__FWP_BATCH], *bleaf[GV__FWP_BATCH], *bpath[GV__FWP_BATCH];
   uint64_t bh[GV__FWP_BATCH];
+  unsigned char bnew[GV__FWP_BATCH]; /* whether bpath[j] was made by this batch */
 } gv__fwp;
+
+/* Adds child k to what a scan of the children before it said (ki), as
+ * gv__scan_kids would (the checked builds compare): k is a value node of the
+ * arena. 0 when the leaves overflow (the general constructor reports it). */
+static int gv__ki_child(gv__kids_info *ki, const gv_node *k) {
+  if (gv__is_imm(k)) {
+    if ((gv__word(k) & 0xFFu) == ((GV_INT << 1) | 1u)) { /* an int */
+      ki->all &= GV_F_CANONICAL | GV__F_KEY;
+    } else {
+      unsigned kk = gv__imm_kind(k), f = gv__flags_full(k);
+      ki->all &= k == gv__imm(GV_STAR, 0) ? GV_F_CANONICAL | GV_F_STRUCTURE : f;
+      ki->any |= f & (GV_F_HAS_NONE | GV__F_NCKEY);
+      if ((0x190u >> kk) & 1u) ki->shape = 0; /* float, handle, * */
+    }
+    if (ki->leaves == UINT64_MAX) return 0;
+    ki->leaves++;
+    ki->esum = gv__sat_add(ki->esum, 1);
+    return 1;
+  }
+  unsigned kk = k->kind;
+  ki->all &= k->flags;
+  ki->any |= k->flags & (GV_F_HAS_LIST | GV_F_HAS_NONE | GV__F_NCKEY);
+  ki->esum = gv__sat_add(ki->esum, gv__esize(k));
+  if (kk != GV_INT && kk != GV_BOOL && kk != GV_NONE) ki->shape = 0;
+  uint64_t nl = gv__num_leaves(k);
+  if (nl > UINT64_MAX - ki->leaves) return 0;
+  ki->leaves += nl;
+  if (!gv__is_leaf_kind(kk) && GV__CONT(k)->depth + (size_t)1 > ki->depth)
+    ki->depth = GV__CONT(k)->depth + (size_t)1;
+  return 1;
+}
+
+/* Notes pair p (a tuple) for the list: what gv__scan_kids would learn from
+ * it, and its hash, so the list is made without reading a million cold
+ * nodes back. */
+static void gv__fwp_note(gv__fwp *c, const gv_node *p) {
+  if (!gv__ki_child(&c->li, p)) c->li_over = 1;
+  GV__VEC_AT(&c->phash, uint64_t, c->phash.len++) = p->hash;
+}
 
 /* Builds the batch's tuples under the path c->ent[0..depth). */
 static gv_status gv__fwp_flush(gv__fwp *c) {
@@ -286,15 +329,25 @@ static gv_status gv__fwp_flush(gv__fwp *c) {
   uint64_t *w = c->words.p;
   gv_status s;
   if ((s = gv__vec_reserve(a, &c->pairs, nb)) != GV_OK) return s;
+  if ((s = gv__vec_reserve(a, &c->phash, nb)) != GV_OK) return s;
   for (size_t j = 0; j < nb; j++) {
     w[3 + d] = gv__hash(c->bent[j]);
     c->bh[j] = gv__hash_seq(GV_TUPLE, w, d + 1);
     gv__intern_prefetch(a, c->bh[j]);
   }
+  gv__kids_info pre, ki;
+  if ((s = gv__scan_kids(a, GV_TUPLE, kids, d, &pre, NULL)) != GV_OK) return s;
+  gv__kids_info empty;
+  if ((s = gv__scan_kids(a, GV_TUPLE, NULL, 0, &empty, NULL)) != GV_OK) return s;
   for (size_t j = 0; j < nb; j++) {
     kids[d] = c->bent[j];
-    if ((s = gv__seq_hashed(a, GV_TUPLE, kids, d + 1, c->bh[j], &c->bpath[j], NULL)) != GV_OK)
-      return s;
+    size_t before = a->nentries;
+    ki = pre;
+    s = gv__ki_child(&ki, kids[d])
+            ? gv__tuple_known(a, kids, d + 1, c->bh[j], &ki, 0, &c->bpath[j], NULL)
+            : gv__seq_hashed(a, GV_TUPLE, kids, d + 1, c->bh[j], &c->bpath[j], NULL);
+    if (s != GV_OK) return s;
+    c->bnew[j] = a->nentries != before;
   }
   uint64_t w2[5];
   for (size_t j = 0; j < nb; j++) {
@@ -306,7 +359,13 @@ static gv_status gv__fwp_flush(gv__fwp *c) {
   const gv_node **out = (const gv_node **)c->pairs.p + c->pairs.len;
   for (size_t j = 0; j < nb; j++) {
     const gv_node *two[2] = {c->bpath[j], c->bleaf[j]};
-    if ((s = gv__seq_hashed(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL)) != GV_OK) return s;
+    ki = empty;
+    /* a pair whose path was made just now cannot be here already */
+    s = gv__ki_child(&ki, two[0]) && gv__ki_child(&ki, two[1])
+            ? gv__tuple_known(a, two, 2, c->bh[j], &ki, c->bnew[j], &out[j], NULL)
+            : gv__seq_hashed(a, GV_TUPLE, two, 2, c->bh[j], &out[j], NULL);
+    if (s != GV_OK) return s;
+    gv__fwp_note(c, out[j]);
   }
   c->pairs.len += nb;
   return GV_OK;
@@ -339,8 +398,12 @@ static gv_status gv__fwp_run(gv__fwp *c, const gv_node *t) {
     if ((s = gv__seq(a, GV_TUPLE, NULL, 0, NULL, &p, NULL)) != GV_OK) goto done;
     const gv_node *two[2] = {p, t};
     if ((s = gv__vec_reserve(a, &c->pairs, 1)) != GV_OK) goto done;
+    if ((s = gv__vec_reserve(a, &c->phash, 1)) != GV_OK) goto done;
     s = gv__seq(a, GV_TUPLE, two, 2, NULL, &GV__VEC_AT(&c->pairs, const gv_node *, 0), NULL);
-    if (s == GV_OK) c->pairs.len = 1;
+    if (s == GV_OK) {
+      c->pairs.len = 1;
+      gv__fwp_note(c, GV__VEC_AT(&c->pairs, const gv_node *, 0));
+    }
     goto done;
   }
   gv__pframe root = {t, 0};
@@ -397,6 +460,8 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   gv__vec_init(&c.ent, sizeof(const gv_node *));
   gv__vec_init(&c.words, sizeof(uint64_t));
   gv__vec_init(&c.pairs, sizeof(const gv_node *));
+  gv__vec_init(&c.phash, sizeof(uint64_t));
+  c.li_over = 0;
   gv_mark m = gv_arena_mark(a);
   /* two tuples per leaf and the list: grow the table once for them, not by
    * doubling as they come (a tree too big for that fails later anyway) */
@@ -404,9 +469,18 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   s = GV_OK;
   if (leaves < UINT32_MAX && gv__intern_reserve_n(a, (size_t)leaves * 2 + 1) != GV_OK)
     s = GV_ENOMEM;
-  if (s == GV_OK) s = gv__vec_reserve(a, &c.pairs, leaves < UINT32_MAX ? (size_t)leaves : 0);
-  if (s == GV_OK) s = gv__fwp_run(&c, t);
-  if (s == GV_OK)
+  size_t hint = leaves < UINT32_MAX ? (size_t)leaves : 0;
+  if (s == GV_OK) s = gv__vec_reserve(a, &c.pairs, hint);
+  if (s == GV_OK) s = gv__vec_reserve(a, &c.phash, hint + 3);
+  if (s == GV_OK) s = gv__scan_kids(a, GV_LIST, NULL, 0, &c.li, NULL); /* no pairs yet */
+  if (s == GV_OK) {
+    c.phash.len = 3; /* gv__hash_seq's header */
+    s = gv__fwp_run(&c, t);
+  }
+  if (s == GV_OK && !c.li_over) {
+    uint64_t h = gv__hash_seq(GV_LIST, c.phash.p, c.pairs.len);
+    s = gv__seq_known(a, GV_LIST, c.pairs.p, c.pairs.len, h, &c.li, out, err);
+  } else if (s == GV_OK)
     s = gv_list(a, c.pairs.p, c.pairs.len, out, err);
   else if (s == GV_ENOMEM)
     gv__oom(a, err);
@@ -417,6 +491,7 @@ gv_status gv_flatten_with_path(gv_arena *a, const gv_node *t, const gv_node **ou
   gv__vec_free(a, &c.ent);
   gv__vec_free(a, &c.words);
   gv__vec_free(a, &c.pairs);
+  gv__vec_free(a, &c.phash);
   if (s != GV_OK) gv__rollback(a, &m);
   return s;
 }

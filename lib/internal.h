@@ -414,12 +414,7 @@ gv_status gv__blob_in(gv_arena *a, unsigned kind, const void *p, size_t len, con
 /* The hash gv__seq gives a list or tuple (kind) of n children whose hashes
  * are w[3..3+n); it fills w[0..3) (so w has room for n + 3 words). */
 uint64_t gv__hash_seq(unsigned kind, uint64_t *w, size_t n);
-/* Interns a container or a metadata node other than a keyset; no mark of its
- * own. like and pre (NULL, or a reordered dict's original and a precomputed
- * hash): see node.c. */
-gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
-                     const gv_node *const *kids, size_t n, const gv__cont *like,
-                     const uint64_t *pre, const gv_node **out, gv_error *err);
+
 /* gv__make_x without like and pre, and the grove-ordered keyset constructor
  * (no mark of their own), for containers.c, hostorder.c, copy.c and walk.c. */
 gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
@@ -527,6 +522,40 @@ gv_status gv__seq(gv_arena *a, unsigned kind, const gv_node *const *items, size_
  * caller building many can compute them first and prefetch their slots. */
 gv_status gv__seq_hashed(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
                          uint64_t hash, const gv_node **out, gv_error *err);
+/* What a container learns from its children (node.c's scan of them): leaves,
+ * expanded sizes, depth + 1, the flags all have (all) and any has (any), and
+ * whether a list or tuple of them is a shape (only ints, bools and Nones). */
+typedef struct gv__kids_info {
+  uint64_t leaves;
+  uint64_t esum; /* the children's expanded sizes, saturating */
+  size_t depth;
+  unsigned all, any;
+  int shape;
+} gv__kids_info;
+/* Interns a container or a metadata node other than a keyset; no mark of its
+ * own. like, pre, known and fresh (NULL or 0, or a reordered dict's original,
+ * a precomputed hash, what the children say, known to be absent): see node.c. */
+gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
+                     const gv_node *const *kids, size_t n, const gv__cont *like,
+                     const uint64_t *pre, const gv__kids_info *known, int fresh,
+                     const gv_node **out, gv_error *err);
+/* What a container of kind learns from kids[0..n): GV_EINVAL (err names the
+ * child) for a NULL child, a bad word, a child of another arena, GV_ERANGE
+ * when the leaves overflow. */
+gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *const *kids, size_t n,
+                        gv__kids_info *ki, gv_error *err);
+/* A tuple of n children with its hash and what they say (ki), as
+ * gv__seq_known makes it; fresh: it is known to be absent from the arena and
+ * its parents (one of kids was made just now, say), so no lookup. The common
+ * case (no canonical twin needed, not too deep) without the general checks
+ * (flatten_with_path's, whose children are its own nodes and entries). */
+gv_status gv__tuple_known(gv_arena *a, const gv_node *const *kids, size_t n, uint64_t hash,
+                          const gv__kids_info *ki, int fresh, const gv_node **out, gv_error *err);
+/* gv__seq_hashed with what gv__scan_kids would learn from the items given
+ * (a caller that made them gathered it as it went; checked builds scan them
+ * anyway and compare). */
+gv_status gv__seq_known(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                        uint64_t hash, const gv__kids_info *ki, const gv_node **out, gv_error *err);
 gv_status gv__dictlike(gv_arena *a, unsigned kind, const gv_node *factory,
                        const gv_node *const *keys, const gv_node *const *values, size_t n,
                        const gv_node **out, gv_error *err);

@@ -328,17 +328,8 @@ static unsigned gv__child_flag_mask(unsigned kind) {
   return GV_F_CANONICAL | GV_F_STRUCTURE;
 }
 
-/* What a container learns from its children: leaves, depth, flags. */
-typedef struct gv__kids_info {
-  uint64_t leaves;
-  uint64_t esum; /* the children's expanded sizes, saturating */
-  size_t depth;
-  unsigned all, any;
-  int shape;
-} gv__kids_info;
-
-static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *const *kids,
-                               size_t n, gv__kids_info *ki, gv_error *err) {
+gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *const *kids, size_t n,
+                        gv__kids_info *ki, gv_error *err) {
   int value = gv__is_container_kind(kind);
   uint64_t leaves = 0, esum = 0, imm = 0; /* imm: immediate children (a leaf, size 1 each) */
   size_t depth = 0;
@@ -401,10 +392,21 @@ static gv_status gv__scan_kids(const gv_arena *a, unsigned kind, const gv_node *
   return GV_OK;
 }
 
+/* The flags of a container of kind whose children say ki (a dict kind's
+ * keyset may take GV_F_CANONICAL off). */
+static inline unsigned gv__cont_flags(unsigned kind, const gv__kids_info *ki) {
+  unsigned flags = (ki->all & gv__child_flag_mask(kind)) | (ki->any & ~GV__F_NCKEY) |
+                   (ki->shape ? GV_F_SHAPE : 0);
+  if (ki->all & GV_F_CANONICAL) flags |= GV__F_KIDS_CANONICAL;
+  if (kind == GV_TUPLE && (ki->all & GV__F_KEY) && ki->depth <= GV_MAX_KEY_DEPTH)
+    flags |= GV__F_KEY | (ki->any & GV__F_NCKEY);
+  return flags;
+}
+
 static gv_status gv__make_h(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
                             const gv_node *const *kids, size_t n, const gv__cont *like,
                             const gv_node **out, gv_error *err) {
-  return gv__make_x(a, kind, meta, aux, kids, n, like, NULL, out, err);
+  return gv__make_x(a, kind, meta, aux, kids, n, like, NULL, NULL, 0, out, err);
 }
 
 /* The canonical twin of a key tuple with children kids: each bool or
@@ -433,14 +435,47 @@ static gv_status gv__twin(gv_arena *a, const gv_node *const *kids, size_t n, con
   return s;
 }
 
+/* Allocates and interns a container or metadata node known to be absent. */
+static inline gv_status gv__cont_new(gv_arena *a, uint64_t hash, unsigned kind, unsigned flags,
+                                     const gv_node *meta, const gv_node *aux,
+                                     const gv_node *const *kids, size_t n, size_t depth,
+                                     uint64_t leaves, uint64_t esize, uint64_t vhash,
+                                     const gv_node **out, gv_error *err) {
+  gv__cont *k;
+  if (gv__intern_reserve(a) != GV_OK || !(k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *))))
+    return gv__oom(a, err);
+  k->h.hash = hash;
+  k->h.kind = (uint8_t)kind;
+  k->h.flags = (uint8_t)flags;
+  k->h.aux16 = a->tag;
+  k->h.arity = (uint32_t)n;
+  k->depth = (uint32_t)depth;
+  k->reserved = 0;
+  k->num_leaves = leaves;
+  k->esize = esize;
+  k->meta = meta;
+  k->aux = aux;
+  if (gv__is_dict_kind(kind))
+    k->vhash = vhash;
+  else
+    k->perm = NULL;
+  if (n) memcpy((void *)k->kids, kids, n * sizeof(gv_node *));
+  gv__intern_add(a, &k->h);
+  *out = &k->h;
+  return GV_OK;
+}
+
 /* Interns a container (value kinds: kids must be values) or a metadata node
  * other than a keyset (kids may be NULL for ctype). like: NULL, or a dict
  * kind whose children these are, reordered for the sorted twin of its keyset
  * (meta): then what it learned from them holds as it is. pre: NULL, or the
- * node's hash as the caller computed it (gv__hash_seq; not for dict kinds). */
+ * node's hash as the caller computed it (gv__hash_seq; not for dict kinds).
+ * fresh: the caller knows no equal node exists (see gv__tuple_known), so the
+ * lookup is skipped (it still counts as one; checked builds look anyway). */
 gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,
                      const gv_node *const *kids, size_t n, const gv__cont *like,
-                     const uint64_t *pre, const gv_node **out, gv_error *err) {
+                     const uint64_t *pre, const gv__kids_info *known, int fresh,
+                     const gv_node **out, gv_error *err) {
   if (n > UINT32_MAX) return gv__err(err, GV_ERANGE, "too many children: %zu", n);
   if (n && !kids) return gv__err(err, GV_EINVAL, "NULL children");
   if (kind == GV_TUPLE) meta = NULL; /* a template's twin (gv_rebuild): made anew below */
@@ -458,17 +493,24 @@ gv_status gv__make_x(gv_arena *a, unsigned kind, const gv_node *meta, const gv_n
     if (flags & GV__F_KIDS_CANONICAL) flags |= GV_F_CANONICAL; /* the twin is sorted */
     goto hash;
   }
-  if ((st = gv__scan_kids(a, kind, kids, n, &ki, err)) != GV_OK) return st;
+  if (known) {
+    ki = *known;
+#if defined(GROVE_CHECKED)
+    gv__kids_info chk;
+    if ((st = gv__scan_kids(a, kind, kids, n, &chk, err)) != GV_OK) return st;
+    if (chk.leaves != ki.leaves || chk.esum != ki.esum || chk.depth != ki.depth ||
+        chk.all != ki.all || chk.any != ki.any || chk.shape != ki.shape)
+      return gv__err(err, GV_EINVAL, "internal: what the children say differs");
+#endif
+  } else if ((st = gv__scan_kids(a, kind, kids, n, &ki, err)) != GV_OK) {
+    return st;
+  }
   if (ki.depth > a->max_depth || ki.depth > UINT32_MAX)
     return gv__err(err, GV_EDEPTH, "nesting deeper than max_depth (%zu)", a->max_depth);
   if (gv__is_container_kind(kind)) {
-    flags = (ki.all & gv__child_flag_mask(kind)) | (ki.any & ~GV__F_NCKEY) |
-            (ki.shape ? GV_F_SHAPE : 0);
-    if (ki.all & GV_F_CANONICAL) flags |= GV__F_KIDS_CANONICAL;
+    flags = gv__cont_flags(kind, &ki);
     if ((kind == GV_DICT || kind == GV_DDICT) && !(meta->aux16 & GV__KS_SORTED))
       flags &= ~GV_F_CANONICAL;
-    if (kind == GV_TUPLE && (ki.all & GV__F_KEY) && ki.depth <= GV_MAX_KEY_DEPTH)
-      flags |= GV__F_KEY | (ki.any & GV__F_NCKEY);
   }
   /* expanded size: the node, its children, and what printing it writes of its
    * metadata (keys, field names, type name, factory, maxlen, custom meta) */
@@ -497,37 +539,59 @@ hash:;
   c.meta = meta;
   c.aux = aux;
   c.kids = kids;
-  const gv_node *hit = gv__intern_find(a, &c);
-  if (hit) {
-    *out = hit;
-    return GV_OK;
+#if !defined(GROVE_CHECKED)
+  if (fresh) {
+    a->lookups++;
+  } else
+#endif
+  {
+    const gv_node *hit = gv__intern_find(a, &c);
+    if (hit) {
+      if (fresh) return gv__err(err, GV_EINVAL, "internal: a node said to be new exists");
+      *out = hit;
+      return GV_OK;
+    }
   }
   if (flags & GV__F_NCKEY) { /* a key that needs its canonical twin */
     st = gv__twin(a, kids, n, &meta, err);
     if (st != GV_OK) return st;
   }
-  if (gv__intern_reserve(a) != GV_OK) return gv__oom(a, err);
-  gv__cont *k = gv__alloc(a, sizeof *k + n * sizeof(gv_node *));
-  if (!k) return gv__oom(a, err);
-  k->h.hash = c.hash;
-  k->h.kind = (uint8_t)kind;
-  k->h.flags = (uint8_t)flags;
-  k->h.aux16 = a->tag;
-  k->h.arity = (uint32_t)n;
-  k->depth = (uint32_t)ki.depth;
-  k->reserved = 0;
-  k->num_leaves = ki.leaves;
-  k->esize = esize;
-  k->meta = meta;
-  k->aux = aux;
-  if (gv__is_dict_kind(kind))
-    k->vhash = vhash;
-  else
-    k->perm = NULL;
-  if (n) memcpy((void *)k->kids, kids, n * sizeof(gv_node *));
-  gv__intern_add(a, &k->h);
-  *out = &k->h;
-  return GV_OK;
+  return gv__cont_new(a, c.hash, kind, flags, meta, aux, kids, n, ki.depth, ki.leaves, esize, vhash,
+                      out, err);
+}
+
+gv_status gv__seq_known(gv_arena *a, unsigned kind, const gv_node *const *items, size_t n,
+                        uint64_t hash, const gv__kids_info *ki, const gv_node **out,
+                        gv_error *err) {
+  return gv__make_x(a, kind, NULL, NULL, items, n, NULL, &hash, ki, 0, out, err);
+}
+
+gv_status gv__tuple_known(gv_arena *a, const gv_node *const *kids, size_t n, uint64_t hash,
+                          const gv__kids_info *ki, int fresh, const gv_node **out, gv_error *err) {
+#if !defined(GROVE_CHECKED)
+  unsigned flags = gv__cont_flags(GV_TUPLE, ki);
+  if (!(flags & GV__F_NCKEY) && ki->depth <= a->max_depth && ki->depth <= UINT32_MAX &&
+      n <= UINT32_MAX) { /* the common case, as gv__make_x does it */
+    if (fresh) {
+      a->lookups++;
+    } else {
+      gv__cand c;
+      c.hash = hash;
+      c.kind = GV_TUPLE;
+      c.arity = n;
+      c.meta = c.aux = NULL;
+      c.kids = kids;
+      const gv_node *hit = gv__intern_find(a, &c);
+      if (hit) {
+        *out = hit;
+        return GV_OK;
+      }
+    }
+    return gv__cont_new(a, hash, GV_TUPLE, flags, NULL, NULL, kids, n, ki->depth, ki->leaves,
+                        gv__sat_add(1, ki->esum), 0, out, err);
+  }
+#endif
+  return gv__make_x(a, GV_TUPLE, NULL, NULL, kids, n, NULL, &hash, ki, fresh, out, err);
 }
 
 gv_status gv__make_node(gv_arena *a, unsigned kind, const gv_node *meta, const gv_node *aux,

@@ -247,6 +247,35 @@ static void fwp_check(gv_arena *a, const gv_node *t) {
   free(r.pairs);
   cr_assert_eq((size_t)gv_arity(got), (size_t)gv_num_leaves(t));
   cr_assert(got == want, "flatten_with_path differs: %s", t_repr(a, got));
+  /* what it says of its nodes, against the public constructors' in an arena
+   * of its own (here they found flatten_with_path's nodes) */
+  gv_arena *b = t_arena();
+  const gv_node *tb;
+  cr_assert_eq(gv_copy(b, t, &tb, NULL), GV_OK);
+  fwp_ref rb = {b, NULL, 0, 0};
+  cr_assert_eq(gv_walk_paths(b, tb, fwp_collect, &rb, NULL), GV_OK);
+  cr_assert_eq(gv_list(b, rb.pairs, rb.n, &want, NULL), GV_OK);
+  free(rb.pairs);
+  for (size_t i = 0; i <= gv_arity(got); i++) {
+    const gv_node *x = i ? gv_child(got, i - 1) : got, *y = i ? gv_child(want, i - 1) : want;
+    for (int k = 0; k < 2 && i; k++) { /* the pair, then its path */
+      cr_assert_eq(gv_hash(x), gv_hash(y));
+      cr_assert_eq(gv_flags(x), gv_flags(y), "pair %zu", i - 1);
+      cr_assert_eq(gv_depth(x), gv_depth(y), "pair %zu", i - 1);
+      cr_assert_eq(gv_expanded_size(x), gv_expanded_size(y), "pair %zu", i - 1);
+      cr_assert_eq(gv_num_leaves(x), gv_num_leaves(y), "pair %zu", i - 1);
+      x = gv_child(x, 0);
+      y = gv_child(y, 0);
+    }
+    if (i == 0) {
+      cr_assert_eq(gv_hash(x), gv_hash(y));
+      cr_assert_eq(gv_flags(x), gv_flags(y));
+      cr_assert_eq(gv_depth(x), gv_depth(y));
+      cr_assert_eq(gv_expanded_size(x), gv_expanded_size(y));
+      cr_assert_eq(gv_num_leaves(x), gv_num_leaves(y));
+    }
+  }
+  gv_arena_free(b);
 }
 
 Test(flatten, flatten_with_path_as_defined) {
