@@ -41,7 +41,7 @@ LAYERS = {
         ['args', 'handles', 'typenames', 'generations', 'registry'],
         ['keys', 'flatten'],
         ['unflatten', 'flatten_up_to', 'canonicalize', 'tree_map'],
-        ['spec_output', 'spec_compare', 'treespec', 'spec_wire'],
+        ['spec_output', 'spec_compare', 'treespec', 'spec_wire', 'spec_graft'],
         ['keras_walk', 'keras_traverse', 'keras_assert', 'keras_tape', 'keras_flat', 'keras_torch',
          'keras'],
         ['module'],
