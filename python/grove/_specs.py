@@ -13,6 +13,7 @@ import warnings
 
 from grove import _grove
 from grove._grove import TreeSpec, _graft_seq, tree_structure
+from grove._grove import _accessors as _c_accessors
 from grove.accessors import (
     AutoEntry,
     MappingEntry,
@@ -551,6 +552,11 @@ def accessors(self, /):
         >>> [a.codify('t') for a in grove.tree_structure({'a': [1]}).accessors()]
         ["t['a'][0]"]
     """
+    return _c_accessors(self, _ACCESSOR_TABLE)
+
+
+def _py_accessors(self):
+    """accessors() in Python (the reference for the C one, python/src/spec_access.c)."""
     out = []
     stack = [(self, ())]
     new_accessor = tuple.__new__
@@ -577,6 +583,14 @@ def accessors(self, /):
 
 _set_entry, _set_type, _set_kind = (PyTreeEntry.entry.__set__, PyTreeEntry.type.__set__,
                                     PyTreeEntry.kind.__set__)
+
+
+_ACCESSOR_TABLE = (
+    PyTreeAccessor, AutoEntry, _KINDS,
+    tuple(_ENTRY_TYPES.get(k) for k in _KINDS),
+    (None, None, list, tuple, dict, collections.OrderedDict, collections.defaultdict,
+     collections.deque, None, None, None),
+    PyTreeEntry.entry, PyTreeEntry.type, PyTreeEntry.kind)
 
 
 def _entry(cls, entry, node_type, kind):

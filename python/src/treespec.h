@@ -12,7 +12,8 @@
  *   spec_wire.c     a TreeSpec to and from the wire encoding: _spec_refs,
  *                   _spec_from_wire (TreeSpec.to_bytes / from_bytes)
  *   spec_graft.c    _graft_seq: a tuple or list of TreeSpecs as one
- *                   (treespec_tuple, treespec_list) */
+ *                   (treespec_tuple, treespec_list)
+ *   spec_access.c   _accessors: TreeSpec.accessors() */
 #ifndef GROVE_PY_TREESPEC_H
 #define GROVE_PY_TREESPEC_H
 
@@ -45,5 +46,8 @@ PyObject *py_spec_from_wire(PyObject *m, PyObject *args);
 
 /* ---- spec_graft.c ---- */
 PyObject *py_graft_seq(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+
+/* ---- spec_access.c ---- */
+PyObject *py_accessors(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 
 #endif
