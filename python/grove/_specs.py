@@ -12,7 +12,8 @@ import operator
 import warnings
 
 from grove import _grove
-from grove._grove import TreeSpec, tree_structure
+from grove._grove import TreeSpec, _graft_seq, tree_structure
+from grove._grove import _accessors as _c_accessors
 from grove.accessors import (
     AutoEntry,
     MappingEntry,
@@ -71,7 +72,9 @@ def _registration(spec):
 
 def _check_children(children, none_is_leaf, namespace, collection=None):
     """The namespace the children agree on (optree's rules: the same none_is_leaf; at most one
-    non-empty namespace besides the one given)."""
+    non-empty namespace besides the one given; for a collection, a namespace given is the
+    one every child's non-empty namespace must be)."""
+    given = namespace if collection is not None else ''
     for c in children:
         if not isinstance(c, TreeSpec):
             if collection is None:
@@ -80,8 +83,11 @@ def _check_children(children, none_is_leaf, namespace, collection=None):
                              f'got {collection!r}.')
         if c.none_is_leaf != none_is_leaf:
             if none_is_leaf:
-                raise ValueError('Expected treespec(s) with `node_is_leaf=True`.')
-            raise ValueError('Expected treespec(s) with `node_is_leaf=False`.')
+                raise ValueError('Expected treespec(s) with `none_is_leaf=True`.')
+            raise ValueError('Expected treespec(s) with `none_is_leaf=False`.')
+        if c.namespace and given and c.namespace != given:
+            raise ValueError(f'Expected treespec(s) with namespace {given!r}, got '
+                             f'{c.namespace!r}.')
         if c.namespace:
             if namespace and c.namespace != namespace:
                 raise ValueError(f'Expected treespecs with the same namespace, got '
@@ -123,9 +129,13 @@ def treespec_from_collection(collection, /, *, none_is_leaf=False, namespace='')
         >>> grove.treespec_from_collection((leaf, grove.treespec_list([leaf])))
         PyTreeSpec((*, [*]))
     """
+    if type(collection) in (tuple, list):  # one level of a tuple or list: made directly
+        spec = _graft_seq(collection, type(collection) is list, none_is_leaf, namespace)
+        if spec is not None:
+            return spec
     from grove import _check_ns_arg
     namespace = _check_ns_arg(namespace)
-    if type(collection) in (tuple, list):  # one level of a tuple or list: made directly
+    if type(collection) in (tuple, list):
         return _graft(None, collection, none_is_leaf, namespace, keep=False,
                       collection=collection)
     top = tree_structure(collection, lambda x: x is not collection, none_is_leaf=none_is_leaf,
@@ -192,6 +202,9 @@ def treespec_tuple(iterable=(), /, *, none_is_leaf=False, namespace=''):
         >>> grove.treespec_tuple([leaf, leaf])
         PyTreeSpec((*, *))
     """
+    spec = _graft_seq(iterable, False, none_is_leaf, namespace)  # (None: the cases below)
+    if spec is not None:
+        return spec
     return treespec_from_collection(tuple(iterable), none_is_leaf=none_is_leaf,
                                     namespace=namespace)
 
@@ -211,6 +224,9 @@ def treespec_list(iterable=(), /, *, none_is_leaf=False, namespace=''):
         >>> grove.treespec_list([grove.treespec_leaf(), grove.treespec_none()])
         PyTreeSpec([*, None])
     """
+    spec = _graft_seq(iterable, True, none_is_leaf, namespace)  # (None: the cases below)
+    if spec is not None:
+        return spec
     return treespec_from_collection(list(iterable), none_is_leaf=none_is_leaf,
                                     namespace=namespace)
 
@@ -536,6 +552,11 @@ def accessors(self, /):
         >>> [a.codify('t') for a in grove.tree_structure({'a': [1]}).accessors()]
         ["t['a'][0]"]
     """
+    return _c_accessors(self, _ACCESSOR_TABLE)
+
+
+def _py_accessors(self):
+    """accessors() in Python (the reference for the C one, python/src/spec_access.c)."""
     out = []
     stack = [(self, ())]
     new_accessor = tuple.__new__
@@ -562,6 +583,14 @@ def accessors(self, /):
 
 _set_entry, _set_type, _set_kind = (PyTreeEntry.entry.__set__, PyTreeEntry.type.__set__,
                                     PyTreeEntry.kind.__set__)
+
+
+_ACCESSOR_TABLE = (
+    PyTreeAccessor, AutoEntry, _KINDS,
+    tuple(_ENTRY_TYPES.get(k) for k in _KINDS),
+    (None, None, list, tuple, dict, collections.OrderedDict, collections.defaultdict,
+     collections.deque, None, None, None),
+    PyTreeEntry.entry, PyTreeEntry.type, PyTreeEntry.kind)
 
 
 def _entry(cls, entry, node_type, kind):

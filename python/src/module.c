@@ -15,7 +15,8 @@
  *   treespec.h  the TreeSpec: spec_output.c (repr, paths, the output
  *               limit), spec_compare.c (== and hash() of structures
  *               holding handles), then treespec.c (the type), spec_wire.c
- *               (its wire form)
+ *               (its wire form), spec_graft.c (TreeSpecs grafted into one),
+ *               spec_access.c (accessors)
  *   builds.h    structure -> objects: unflatten.c, flatten_up_to.c,
  *               canonicalize.c, then tree_map.c
  *   walks.h     objects -> structure: keys.c, then flatten.c (walk.h)
@@ -228,6 +229,8 @@ static PyMethodDef module_methods[] = {
     {"_name_for", py_name_for, METH_O, NULL},
     {"_spec_refs", py_spec_refs, METH_O, NULL},
     {"_spec_from_wire", py_spec_from_wire, METH_VARARGS, NULL},
+    {"_graft_seq", (PyCFunction)(void (*)(void))py_graft_seq, METH_FASTCALL, NULL},
+    {"_accessors", (PyCFunction)(void (*)(void))py_accessors, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject *import_type(const char *mod, const char *name) {

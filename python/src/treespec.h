@@ -10,7 +10,10 @@
  *                   fingerprint, unflatten, flatten_up_to (its repr and
  *                   paths from spec_output.c)
  *   spec_wire.c     a TreeSpec to and from the wire encoding: _spec_refs,
- *                   _spec_from_wire (TreeSpec.to_bytes / from_bytes) */
+ *                   _spec_from_wire (TreeSpec.to_bytes / from_bytes)
+ *   spec_graft.c    _graft_seq: a tuple or list of TreeSpecs as one
+ *                   (treespec_tuple, treespec_list)
+ *   spec_access.c   _accessors: TreeSpec.accessors() */
 #ifndef GROVE_PY_TREESPEC_H
 #define GROVE_PY_TREESPEC_H
 
@@ -40,5 +43,11 @@ extern PyType_Spec spec_type_spec;
 /* ---- spec_wire.c ---- */
 PyObject *py_spec_refs(PyObject *m, PyObject *arg);
 PyObject *py_spec_from_wire(PyObject *m, PyObject *args);
+
+/* ---- spec_graft.c ---- */
+PyObject *py_graft_seq(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+
+/* ---- spec_access.c ---- */
+PyObject *py_accessors(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 
 #endif
