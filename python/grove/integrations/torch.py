@@ -12,19 +12,14 @@ __all__ = ['TensorTree', 'tree_ravel']
 TensorTree = object
 
 
-def _check_tensor(x):
-    if not isinstance(x, torch.Tensor):
-        raise ValueError(f'Expected a tensor, got {x!r}.')
-    return x
-
-
 _TORCH = Raveler(
-    empty=lambda: torch.zeros(0), dtype_of=lambda x: _check_tensor(x).dtype,
+    empty=lambda: torch.zeros(0), dtype_of=lambda x: x.dtype,
     promote=lambda ds: functools.reduce(torch.promote_types, ds),
     size=lambda x: x.numel(), shape=lambda x: x.shape, ravel=torch.ravel,
     cast=lambda x, d: x.to(d), concat=torch.cat,
     split=lambda a, ends: torch.split(a, [e - s for s, e in zip([0, *ends[:-1]], ends)]),
-    reshape=lambda c, s: c.reshape(s))
+    reshape=lambda c, s: c.reshape(s), noun='tensor', is_array=torch.is_tensor,
+    leaves_error='All leaves must be tensors.')
 
 
 def tree_ravel(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
