@@ -320,6 +320,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->key_order);
   Py_VISIT(st->ins_ordered);
   Py_VISIT(st->mangle);
+  for (size_t i = 0; i < sizeof st->pathmemo / sizeof *st->pathmemo; i++)
+    Py_VISIT(st->pathmemo[i].paths);
   return 0;
 }
 
@@ -349,6 +351,8 @@ static int module_clear(PyObject *m) {
   Py_CLEAR(st->tuple_new);
   Py_CLEAR(st->s_new);
   memset(st->ntplain, 0, sizeof st->ntplain);
+  for (size_t i = 0; i < sizeof st->pathmemo / sizeof *st->pathmemo; i++)
+    Py_CLEAR(st->pathmemo[i].paths);
   Py_CLEAR(st->odict_t);
   Py_CLEAR(st->ddict_t);
   Py_CLEAR(st->deque_t);

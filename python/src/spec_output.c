@@ -156,7 +156,8 @@ typedef struct pframe {
   size_t i, arity;
 } pframe;
 
-#define PATH_INL 16 /* frames on the C stack: most structures are shallower */
+#define PATH_INL 16         /* frames on the C stack: most structures are shallower */
+#define PATH_MEMO_LEAVES 64 /* paths kept for structures of at most this many leaves */
 
 PyObject *spec_paths(PyObject *self, PyObject *unused) {
   (void)unused;
@@ -173,6 +174,26 @@ PyObject *spec_paths(PyObject *self, PyObject *unused) {
     return NULL;
   if (out_check(st, "paths()", "nodes and path entries", sat_add(size, entries)) < 0) return NULL;
   if (leaves > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
+  /* a small structure's paths are kept (the tuples, shared by the lists
+   * given out): the next call for it copies them */
+  struct pathmemo *pm = NULL;
+  if (leaves > 1 && leaves <= PATH_MEMO_LEAVES) {
+    pm = &st->pathmemo[((uintptr_t)s->node >> 4) % (sizeof st->pathmemo / sizeof *st->pathmemo)];
+    if (pm->paths && pm->serial == s->gen->serial && pm->n == s->node) {
+      PyObject *t = pm->paths;
+      Py_INCREF(t); /* (the list's allocation may run code that replaces the entry) */
+      Py_ssize_t n = PyTuple_GET_SIZE(t);
+      PyObject *l = PyList_New(n);
+      if (l)
+        for (Py_ssize_t i = 0; i < n; i++) {
+          PyObject *p = PyTuple_GET_ITEM(t, i);
+          Py_INCREF(p);
+          PyList_SET_ITEM(l, i, p);
+        }
+      Py_DECREF(t);
+      return l;
+    }
+  }
   /* one path a leaf: the list is made at its size, and hidden from the
    * collector until every slot is set */
   PyObject *out = gc_hide(PyList_New((Py_ssize_t)leaves));
@@ -281,6 +302,17 @@ PyObject *spec_paths(PyObject *self, PyObject *unused) {
     PyErr_SetString(PyExc_SystemError, "grove: paths(): fewer leaves than counted");
     Py_DECREF(out);
     return NULL;
+  }
+  if (pm) {
+    PyObject *t = PyList_AsTuple(out), *old = pm->paths;
+    if (!t) {
+      Py_DECREF(out);
+      return NULL;
+    }
+    pm->paths = t;
+    pm->serial = s->gen->serial;
+    pm->n = s->node;
+    Py_XDECREF(old); /* (last: it may run code) */
   }
   PyObject_GC_Track(out); /* (a list, even empty, is tracked) */
   return out;

@@ -174,3 +174,38 @@ def test_results_are_fresh_and_collected():
     assert gc.is_tracked(grove.tree_flatten_with_path([])[0])
     assert not gc.is_tracked(a[0][0])
     assert gc.is_tracked(grove.tree_flatten_with_path({(1, 2): 1})[0][0])  # (a tuple entry)
+
+
+def test_paths_of_a_structure_met_again():
+    """paths() keeps the path tuples of small structures met last: each call still gives a
+    new list, the limit still holds, and structures of other generations get their own."""
+    tree = {'a': [1, 2], 'b': (3,), 'c': Box([4], 'm')}
+    want = optree.tree_flatten_with_path(tree, namespace=NS)[0]
+    p1 = grove.tree_flatten_with_path(tree, namespace=NS)[0]
+    p1.append('junk')
+    p1[0] = None
+    p2 = grove.tree_flatten_with_path(tree, namespace=NS)[0]
+    assert p2 == want and p2 is not p1
+    spec = grove.tree_structure(tree, namespace=NS)
+    assert spec.paths() == want and spec.paths() is not spec.paths()
+    old = grove.set_output_limit(3)
+    try:
+        with pytest.raises(ValueError, match='output limit'):
+            grove.tree_flatten_with_path(tree, namespace=NS)
+        with pytest.raises(ValueError, match='output limit'):
+            spec.paths()
+    finally:
+        grove.set_output_limit(old)
+    # more structures than are kept, each met twice, across a new generation
+    trees = [{f'k{i}': [i, {'x': i, f'y{i % 3}': (i,)}]} for i in range(100)]
+    old = grove.set_memory_limit(32 << 20)
+    try:
+        for _ in range(2):
+            for t in trees:
+                assert grove.tree_flatten_with_path(t)[0] == optree.tree_flatten_with_path(t)[0]
+        assert grove.memory_stats()['generations'] >= 1
+        assert spec.paths() == want  # (a structure of the generation before)
+    finally:
+        grove.set_memory_limit(old)
+    for t in trees:
+        assert grove.tree_paths(t) == optree.tree_paths(t)
