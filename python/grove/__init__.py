@@ -31,6 +31,7 @@ from grove._grove import (
     set_memory_limit,
     set_output_limit,
     tree_flatten,
+    tree_flatten_with_path,
     tree_leaves,
     tree_map,
     tree_structure,
@@ -375,34 +376,6 @@ def _iter_leaves(tree, is_leaf, none_is_leaf, namespace, ordered):
         on_path.add(id(node))
         stack.append((node, True, ncust))
         stack.extend((c, False, ncust) for c in reversed(children))
-
-
-def tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):
-    """Flatten a pytree into the paths of its leaves, its leaves and its structure.
-
-    Args:
-        tree: the pytree to flatten.
-        is_leaf: a predicate making the subtrees it accepts leaves, or None.
-        none_is_leaf: whether None is a leaf (default: a node without children).
-        namespace: the registry namespace of custom node types ('' is the global one).
-
-    Returns:
-        (paths, leaves, treespec): each leaf's path (a tuple of indices, keys and
-        attribute names), the leaves, and the TreeSpec, all in leaf order.
-
-    Raises:
-        TypeError: is_leaf is not callable, or namespace is not a str.
-        RecursionError: the tree contains itself.
-
-    Example:
-        >>> paths, leaves, spec = grove.tree_flatten_with_path({'a': 1, 'b': (2, [3])})
-        >>> paths
-        [('a',), ('b', 0), ('b', 1, 0)]
-        >>> leaves
-        [1, 2, 3]
-    """
-    leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
-    return spec.paths(), leaves, spec
 
 
 def tree_paths(tree, is_leaf=None, *, none_is_leaf=False, namespace=''):

@@ -31,6 +31,7 @@ STANDINS = {
     'tree_structure': (_grove.tree_structure, _reference.tree_structure),
     'tree_unflatten': (_grove.tree_unflatten, _reference.tree_unflatten),
     'tree_map': (_grove.tree_map, _reference.tree_map),
+    'tree_flatten_with_path': (_grove.tree_flatten_with_path, _reference.tree_flatten_with_path),
     '_is_leaf': (_grove._is_leaf, _reference._is_leaf),  # tree_is_leaf, all_leaves
 }
 REGISTERED = set()  # the names of STANDINS registered (one that already had a stand-in: not)

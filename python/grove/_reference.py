@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """grove's core functions in pure Python: tree_flatten, tree_unflatten, tree_leaves,
-tree_structure, tree_map, and a structure class (_Spec) with the TreeSpec methods they and
-grove's Python functions (tree_flatten_with_path, tree_map_with_path) use.
+tree_structure, tree_map, tree_flatten_with_path, and a structure class (_Spec) with the
+TreeSpec methods they and grove's Python functions (tree_map_with_path) use.
 
 Two uses. (1) The oracle: tests/python/test_grove_compile.py checks, on generated trees, that
 these give what the extension's C functions give (leaves, containers, key order, paths, the
@@ -674,13 +674,14 @@ def tree_map(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=
     return spec.unflatten([func(*xs) for xs in zip(leaves, *flat)])
 
 
-# grove's functions written in Python over these (the same code as grove's own: they call
-# tree_flatten and the structure's methods, which here are the ones above)
-
-
 def tree_flatten_with_path(tree, /, is_leaf=None, *, none_is_leaf=False, namespace=''):
+    # (the C function: the flatten walk, then the structure's paths())
     leaves, spec = tree_flatten(tree, is_leaf, none_is_leaf=none_is_leaf, namespace=namespace)
     return spec.paths(), leaves, spec
+
+
+# grove's functions written in Python over these (the same code as grove's own: they call
+# tree_flatten and the structure's methods, which here are the ones above)
 
 
 def tree_map_with_path(func, tree, /, *rests, is_leaf=None, none_is_leaf=False, namespace=''):

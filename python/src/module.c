@@ -58,6 +58,30 @@ PyDoc_STRVAR(
     "    [1, None]\n");
 
 PyDoc_STRVAR(
+    doc_tree_flatten_with_path,
+    "tree_flatten_with_path($module, /, tree, is_leaf=None, *, none_is_leaf=False, "
+    "namespace='')\n--\n\n"
+    "Flatten a pytree into the paths of its leaves, its leaves and its structure.\n\n"
+    "Args:\n"
+    "    tree: the pytree to flatten.\n"
+    "    is_leaf: a predicate making the subtrees it accepts leaves, or None.\n"
+    "    none_is_leaf: whether None is a leaf (default: a node without children).\n"
+    "    namespace: the registry namespace of custom node types ('' is the global one).\n\n"
+    "Returns:\n"
+    "    (paths, leaves, treespec): each leaf's path (a tuple of indices, keys and\n"
+    "    attribute names), the leaves, and the TreeSpec, all in leaf order.\n\n"
+    "Raises:\n"
+    "    TypeError: is_leaf is not callable, or namespace is not a str.\n"
+    "    RecursionError: the tree contains itself.\n"
+    "    ValueError: the paths would be over grove.set_output_limit's bound.\n\n"
+    "Example:\n"
+    "    >>> paths, leaves, spec = grove.tree_flatten_with_path({'a': 1, 'b': (2, [3])})\n"
+    "    >>> paths\n"
+    "    [('a',), ('b', 0), ('b', 1, 0)]\n"
+    "    >>> leaves\n"
+    "    [1, 2, 3]\n");
+
+PyDoc_STRVAR(
     doc_tree_leaves,
     "tree_leaves($module, /, tree, is_leaf=None, *, none_is_leaf=False, namespace='')\n--\n\n"
     "The leaves of a pytree, in traversal order (tree_flatten's first result).\n\n"
@@ -207,6 +231,8 @@ PyDoc_STRVAR(doc_set_output_limit,
 static PyMethodDef module_methods[] = {
     {"tree_flatten", (PyCFunction)(void (*)(void))py_tree_flatten, METH_FASTCALL | METH_KEYWORDS,
      doc_tree_flatten},
+    {"tree_flatten_with_path", (PyCFunction)(void (*)(void))py_tree_flatten_with_path,
+     METH_FASTCALL | METH_KEYWORDS, doc_tree_flatten_with_path},
     {"tree_leaves", (PyCFunction)(void (*)(void))py_tree_leaves, METH_FASTCALL | METH_KEYWORDS,
      doc_tree_leaves},
     {"tree_structure", (PyCFunction)(void (*)(void))py_tree_structure,
@@ -294,6 +320,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->key_order);
   Py_VISIT(st->ins_ordered);
   Py_VISIT(st->mangle);
+  for (size_t i = 0; i < sizeof st->pathmemo / sizeof *st->pathmemo; i++)
+    Py_VISIT(st->pathmemo[i].paths);
   return 0;
 }
 
@@ -323,6 +351,8 @@ static int module_clear(PyObject *m) {
   Py_CLEAR(st->tuple_new);
   Py_CLEAR(st->s_new);
   memset(st->ntplain, 0, sizeof st->ntplain);
+  for (size_t i = 0; i < sizeof st->pathmemo / sizeof *st->pathmemo; i++)
+    Py_CLEAR(st->pathmemo[i].paths);
   Py_CLEAR(st->odict_t);
   Py_CLEAR(st->ddict_t);
   Py_CLEAR(st->deque_t);

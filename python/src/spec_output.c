@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* spec_output.c -- what a TreeSpec writes out in full: repr() and paths(),
- * and the output limit that bounds both (set_output_limit).
+ * and the output limit that bounds both (set_output_limit);
+ * tree_flatten_with_path (the flatten walk, then paths()).
  *
  * A structure shares its repeated subtrees (a list holding one list twice,
  * 64 times over, is 2^64 leaves in 65 nodes), and from_bytes reads such
@@ -155,6 +156,9 @@ typedef struct pframe {
   size_t i, arity;
 } pframe;
 
+#define PATH_INL 16         /* frames on the C stack: most structures are shallower */
+#define PATH_MEMO_LEAVES 64 /* paths kept for structures of at most this many leaves */
+
 PyObject *spec_paths(PyObject *self, PyObject *unused) {
   (void)unused;
   SpecObject *s = (SpecObject *)self;
@@ -169,25 +173,58 @@ PyObject *spec_paths(PyObject *self, PyObject *unused) {
       tree_sum(s->node, &path_entries, &entries) < 0)
     return NULL;
   if (out_check(st, "paths()", "nodes and path entries", sat_add(size, entries)) < 0) return NULL;
-  PyObject *out = PyList_New(0);
+  if (leaves > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
+  /* a small structure's paths are kept (the tuples, shared by the lists
+   * given out): the next call for it copies them */
+  struct pathmemo *pm = NULL;
+  if (leaves > 1 && leaves <= PATH_MEMO_LEAVES) {
+    pm = &st->pathmemo[((uintptr_t)s->node >> 4) % (sizeof st->pathmemo / sizeof *st->pathmemo)];
+    if (pm->paths && pm->serial == s->gen->serial && pm->n == s->node) {
+      PyObject *t = pm->paths;
+      Py_INCREF(t); /* (the list's allocation may run code that replaces the entry) */
+      Py_ssize_t n = PyTuple_GET_SIZE(t);
+      PyObject *l = PyList_New(n);
+      if (l)
+        for (Py_ssize_t i = 0; i < n; i++) {
+          PyObject *p = PyTuple_GET_ITEM(t, i);
+          Py_INCREF(p);
+          PyList_SET_ITEM(l, i, p);
+        }
+      Py_DECREF(t);
+      return l;
+    }
+  }
+  /* one path a leaf: the list is made at its size, and hidden from the
+   * collector until every slot is set */
+  PyObject *out = gc_hide(PyList_New((Py_ssize_t)leaves));
   if (!out) return NULL;
   if (gv_kind(s->node) == GV_STAR) {
     PyObject *e = PyTuple_New(0);
-    if (!e || PyList_Append(out, e) < 0) Py_CLEAR(out);
-    Py_XDECREF(e);
+    if (!e) {
+      Py_DECREF(out);
+      return NULL;
+    }
+    PyList_SET_ITEM(out, 0, e);
+    PyObject_GC_Track(out); /* (a list, even empty, is tracked) */
     return out;
   }
-  pframe *fr = NULL;
-  PyObject **path = NULL;
-  size_t nfr = 0, cap = 0;
-  const gv_node *push = gv_num_leaves(s->node) ? s->node : NULL;
+  pframe fr_inl[PATH_INL], *fr = fr_inl;
+  PyObject *path_inl[PATH_INL], **path = path_inl;
+  size_t nfr = 0, cap = PATH_INL;
+  Py_ssize_t nout = 0;
+  const gv_node *push = leaves ? s->node : NULL;
   for (;;) {
     if (push) {
       if (nfr == cap) {
-        size_t nc = cap ? cap * 2 : 32;
-        pframe *nf = PyMem_Realloc(fr, nc * sizeof *nf);
-        PyObject **np = nf ? PyMem_Realloc(path, nc * sizeof *np) : NULL;
+        size_t nc = cap * 2;
+        pframe *nf =
+            fr == fr_inl ? PyMem_Malloc(nc * sizeof *nf) : PyMem_Realloc(fr, nc * sizeof *nf);
+        if (nf && fr == fr_inl) memcpy(nf, fr, cap * sizeof *nf);
         if (nf) fr = nf;
+        PyObject **np = !nf                ? NULL
+                        : path == path_inl ? PyMem_Malloc(nc * sizeof *np)
+                                           : PyMem_Realloc(path, nc * sizeof *np);
+        if (np && path == path_inl) memcpy(np, path, cap * sizeof *np);
         if (!np) {
           PyErr_NoMemory();
           goto fail;
@@ -238,12 +275,13 @@ PyObject *spec_paths(PyObject *self, PyObject *unused) {
       if (!e) goto fail;
     }
     Py_XSETREF(path[nfr - 1], e);
-    if (gv_kind(ch) == GV_STAR) { /* a leaf: its path */
-      PyObject *t = tuple_from(path, (Py_ssize_t)nfr);
-      if (!t || PyList_Append(out, t) < 0) {
-        Py_XDECREF(t);
+    if (gv_kind(ch) == GV_STAR) {         /* a leaf: its path */
+      if (nout == PyList_GET_SIZE(out)) { /* (more leaves than counted: cannot be) */
+        PyErr_SetString(PyExc_SystemError, "grove: paths(): a leaf was not counted");
         goto fail;
       }
+      PyObject *t = tuple_from(path, (Py_ssize_t)nfr);
+      if (!t) goto fail;
       /* a tuple of atomic entries cannot be in a cycle: keep it out of the
        * collector's way (as CPython itself does for such tuples) */
       int atomic = 1;
@@ -253,13 +291,30 @@ PyObject *spec_paths(PyObject *self, PyObject *unused) {
                  et == &PyBytes_Type || et == &PyBool_Type || path[d] == Py_None;
       }
       if (atomic) PyObject_GC_UnTrack(t);
-      Py_DECREF(t);
+      PyList_SET_ITEM(out, nout++, t);
     } else {
       push = ch;
     }
   }
-  PyMem_Free(fr);
-  PyMem_Free(path);
+  if (fr != fr_inl) PyMem_Free(fr);
+  if (path != path_inl) PyMem_Free(path);
+  if (nout != PyList_GET_SIZE(out)) {
+    PyErr_SetString(PyExc_SystemError, "grove: paths(): fewer leaves than counted");
+    Py_DECREF(out);
+    return NULL;
+  }
+  if (pm) {
+    PyObject *t = PyList_AsTuple(out), *old = pm->paths;
+    if (!t) {
+      Py_DECREF(out);
+      return NULL;
+    }
+    pm->paths = t;
+    pm->serial = s->gen->serial;
+    pm->n = s->node;
+    Py_XDECREF(old); /* (last: it may run code) */
+  }
+  PyObject_GC_Track(out); /* (a list, even empty, is tracked) */
   return out;
 fail:
   while (nfr) {
@@ -267,9 +322,41 @@ fail:
     Py_XDECREF(path[nfr]);
     Py_XDECREF(fr[nfr].keys);
   }
-  PyMem_Free(fr);
-  PyMem_Free(path);
-  Py_DECREF(out);
+  if (fr != fr_inl) PyMem_Free(fr);
+  if (path != path_inl) PyMem_Free(path);
+  Py_DECREF(out); /* (empty slots are NULL: the list's dealloc skips them) */
+  return NULL;
+}
+
+/* tree_flatten_with_path(tree, is_leaf=None, *, none_is_leaf=False,
+ * namespace='') -> (paths, leaves, spec): the flatten walk, then the paths
+ * of its structure (paths() above: within the output limit). */
+static const char *const FWP_NAMES[] = {"tree", "is_leaf", "none_is_leaf", "namespace", NULL};
+
+PyObject *py_tree_flatten_with_path(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kw) {
+  gstate *st = state_of_module(m);
+  PyObject *a[4], *leaves = NULL, *spec = NULL;
+  flat_args fa;
+  if (parse_args(args, nargs, kw, "tree_flatten_with_path", FWP_NAMES, 2, 1, a) < 0) return NULL;
+  int rc = flat_opts(st, a[1], a[2], a[3], &fa);
+  fa.tree = a[0];
+  if (rc == 0) rc = do_flatten(st, &fa, &leaves, &spec);
+  flat_done(&fa);
+  if (rc < 0) return NULL;
+  PyObject *paths = spec_paths(spec, NULL), *out = NULL;
+  if (paths) {
+    out = PyTuple_New(3);
+    if (out) { /* (the tuple takes the three references) */
+      PyTuple_SET_ITEM(out, 0, paths);
+      PyTuple_SET_ITEM(out, 1, leaves);
+      PyTuple_SET_ITEM(out, 2, spec);
+      return out;
+    }
+    Py_DECREF(paths);
+  }
+  Py_DECREF(leaves);
+  Py_DECREF(spec);
   return NULL;
 }
 

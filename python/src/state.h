@@ -122,6 +122,11 @@ typedef struct gstate {
     int plain;
     Py_ssize_t n;
   } ntplain[8];
+  struct pathmemo {   /* spec_output.c: paths() of small structures met last (tuples shared) */
+    uint64_t serial;  /* the structure's generation's serial */
+    const gv_node *n; /* the structure (compared, never read) */
+    PyObject *paths;  /* owned: a tuple of its path tuples, or NULL */
+  } pathmemo[16];
 } gstate;
 
 /* The kinds of Python nodes. */

@@ -3,7 +3,8 @@
  * builds.h.
  *
  *   spec_output.c   what a TreeSpec writes out in full, within the output
- *                   limit: repr(), paths(); set_output_limit; num_nodes
+ *                   limit: repr(), paths(); set_output_limit; num_nodes;
+ *                   tree_flatten_with_path
  *   spec_compare.c  == and hash() of structures that hold handles (called
  *                   by treespec.c's == and hash())
  *   treespec.c      the TreeSpec type: equality, hash, counts, children,
@@ -25,6 +26,8 @@
 Py_ssize_t count_nodes(const gv_node *root);
 PyObject *spec_repr(PyObject *self);
 PyObject *spec_paths(PyObject *self, PyObject *unused);
+PyObject *py_tree_flatten_with_path(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kw);
 PyObject *py_set_output_limit(PyObject *m, PyObject *arg);
 
 /* ---- spec_compare.c ---- */

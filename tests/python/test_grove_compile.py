@@ -324,8 +324,9 @@ if not IN_COMPILE_PROCESS:
                         rule)
             assert_same(c, r, lambda a, b: a == b)
             c, r = both(lambda api, p: api.tree_flatten_with_path(
-                tree, p, none_is_leaf=none_is_leaf, namespace=ns)[:2], rule)
-            assert_same(c, r, lambda a, b: a[0] == b[0] and same_objects(a[1], b[1]))
+                tree, p, none_is_leaf=none_is_leaf, namespace=ns), rule)
+            assert_same(c, r, lambda a, b: a[0] == b[0] and same_objects(a[1], b[1])
+                        and spec_facts(a[2]) == spec_facts(b[2]))
             if c[0][0] != 'ok':
                 return
             # rebuilds: from the leaves, from fresh objects, from too few / too many
@@ -530,6 +531,10 @@ else:
                 lambda p, x: (p, x * 2), s, namespace=NS),
             'tree_flatten_with_path': lambda s: [
                 (p, x + 1) for p, x in zip(*api.tree_flatten_with_path(s, namespace=NS)[:2])],
+            'tree_flatten_with_path (is_leaf, none_is_leaf)': lambda s: [
+                (p, x if x is None or type(x) is tuple else x + 1)
+                for p, x in zip(*api.tree_flatten_with_path(
+                    [s, None], _tuples_are_leaves, none_is_leaf=True, namespace=NS)[:2])],
             'TreeSpec methods': spec_methods,
             'tree_iter': lambda s: [x * 2 for x in api.tree_iter(s, namespace=NS)],
             'tree_flatten_one_level': lambda s: (
@@ -688,7 +693,7 @@ print("OK")
         """Outside tracing the C functions run: the module's functions are the extension's
         own objects."""
         for name in ('tree_flatten', 'tree_leaves', 'tree_structure', 'tree_map',
-                     'tree_unflatten'):
+                     'tree_unflatten', 'tree_flatten_with_path'):
             assert getattr(grove, name) is getattr(_grove, name)
         leaves, spec = grove.tree_flatten(RICH, namespace=NS)
         assert type(spec) is grove.TreeSpec
