@@ -362,6 +362,7 @@ static int up_fast(gstate *st, SpecObject *s, PyObject *tree, PyObject **res) {
     case GV_DDICT: {
       if (tp != &PyDict_Type && tp != st->odict_t && tp != st->ddict_t) goto give_up_o;
       if ((size_t)PyDict_GET_SIZE(o) != arity) goto give_up_o;
+      if (!arity) break; /* (an empty dict: nothing below it) */
       PyObject *keys = keys_of(g, gv_meta(nd));
       if (!keys) goto fail_o;
       if (bgrow((void **)&stk, &cap, n + arity, sizeof *stk) < 0) goto fail_o;
