@@ -38,7 +38,7 @@ LAYERS = {
     ],
     'python': [
         ['maps', 'dictfill'],
-        ['args', 'handles', 'typenames', 'generations', 'registry'],
+        ['args', 'handles', 'typenames', 'generations', 'registry', 'nodememo'],
         ['keys', 'flatten'],
         ['unflatten', 'flatten_up_to', 'canonicalize', 'tree_map'],
         ['spec_output', 'spec_compare', 'treespec', 'spec_wire', 'spec_graft',

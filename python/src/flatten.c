@@ -519,40 +519,6 @@ static int visit_body(walk *w, PyObject *o, int *held) {
   return push_frame(w, o, kind, reg);
 }
 
-/* The node of kind with meta, aux and kids[0..n) (insertion order) from g's
- * record memo, or NULL: then, when *slot is set, the caller stores the node
- * it makes there with cmemo_put (*hp: the key's hash). */
-static const gv_node *cmemo_get(GenObject *g, unsigned kind, const gv_node *meta,
-                                const gv_node *aux, const gv_node *const *kids, size_t n,
-                                cmemo **slot, uint64_t *hp) {
-  *slot = NULL;
-  if (n > CMEMO_KIDS || (!g->cmemo && !(g->cmemo = PyMem_Calloc(CMEMO_SLOTS, sizeof *g->cmemo))))
-    return NULL;
-  uint64_t h = ((uint64_t)(uintptr_t)meta * 0x9E3779B97F4A7C15u) ^ (uint64_t)(uintptr_t)aux ^ kind;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (uint64_t)(uintptr_t)kids[i]) * 0xC2B2AE3D27D4EB4Fu;
-  h = (h ^ (h >> 29)) | 1u;
-  cmemo *b = &g->cmemo[(h & (CMEMO_SLOTS / 4 - 1)) * 4];
-  for (int q = 0; q < 4; q++) {
-    const gv_node *nd = b[q].node;
-    if (b[q].h == h && b[q].meta == meta && nd->kind == kind && nd->arity == n &&
-        GV__CONT(nd)->aux == aux && (!n || !memcmp(GV__CONT(nd)->kids, kids, n * sizeof *kids)))
-      return nd;
-  }
-  memmove(b + 1, b, 3 * sizeof *b); /* the newest first, the oldest out */
-  b[0] = (cmemo){meta, NULL, 0};    /* (empty until the node is made) */
-  *slot = b;
-  *hp = h;
-  return NULL;
-}
-/* Remembers node, made for the key of hash h cmemo_get looked up, in slot. */
-static inline void cmemo_put(cmemo *slot, uint64_t h, const gv_node *node) {
-  if (slot && node) {
-    slot->node = node;
-    slot->h = h;
-  }
-}
-
 static int finish(walk *w) {
   frame *f = &w->fr[w->nfr - 1];
   if (w->spec) {
@@ -564,50 +530,7 @@ static int finish(walk *w) {
     case K_LIST:
     case K_TUPLE: {
       unsigned kind = f->kind == K_LIST ? GV_LIST : GV_TUPLE;
-      smemo *m = NULL;
-      if (n <= 2) {
-        /* 4-way buckets: a tree's few hundred small nodes rarely evict each other */
-        const gv_node *k0 = n ? kids[0] : NULL, *k1 = n > 1 ? kids[1] : NULL;
-        uintptr_t tag = (uintptr_t)kind * 4 + n;
-        if (!w->g->memo) w->g->memo = PyMem_Calloc(SMEMO_SLOTS + SMEMO_DEPTHS, sizeof *w->g->memo);
-        smemo *dm = NULL;
-        if (w->g->memo && w->nfr <= SMEMO_DEPTHS) {
-          /* first the slot of this depth: a structure flattened again meets
-           * its nodes there in order (deep chains read it sequentially) */
-          dm = &w->g->memo[SMEMO_SLOTS + w->nfr - 1];
-          if (dm->tag == tag && dm->k0 == k0 && dm->k1 == k1) {
-            out = dm->node;
-            s = GV_OK;
-            break;
-          }
-        }
-        if (w->g->memo) {
-          uint64_t h = ((uint64_t)(uintptr_t)k0 * 0x9E3779B97F4A7C15u) ^
-                       ((uint64_t)(uintptr_t)k1 * 0xC2B2AE3D27D4EB4Fu) ^ tag;
-          smemo *b = &w->g->memo[((h ^ (h >> 29)) & (SMEMO_SLOTS / 4 - 1)) * 4];
-          int hit = 0;
-          for (int q = 0; q < 4; q++)
-            if (b[q].tag == tag && b[q].k0 == k0 && b[q].k1 == k1) {
-              out = b[q].node;
-              hit = 1;
-              break;
-            }
-          if (hit) {
-            if (dm) *dm = (smemo){k0, k1, out, tag};
-            s = GV_OK;
-            break;
-          }
-          memmove(b + 1, b, 3 * sizeof *b); /* the newest first, the oldest out */
-          m = b;
-        }
-      }
-      s = gv__seq(w->a, kind, kids, n, NULL, &out, &e);
-      if (s == GV_OK && m) {
-        *m = (smemo){n ? kids[0] : NULL, n > 1 ? kids[1] : NULL, out, (uintptr_t)kind * 4 + n};
-        if (w->nfr <= SMEMO_DEPTHS) w->g->memo[SMEMO_SLOTS + w->nfr - 1] = *m;
-      } else if (m) {
-        m->tag = 0;
-      }
+      s = memo_seq(w->g, (size_t)w->nfr, kind, kids, n, &out, &e);
       break;
     }
     case K_DICT:
@@ -622,14 +545,7 @@ static int finish(walk *w) {
     case K_ODICT: {
       unsigned kind = f->kind == K_DICT ? GV_DICT : f->kind == K_ODICT ? GV_ODICT : GV_DDICT;
       const gv_node *aux = f->kind == K_DDICT ? f->tname : NULL;
-      cmemo *slot;
-      uint64_t h = 0;
-      if ((out = cmemo_get(w->g, kind, f->ks, aux, kids, n, &slot, &h))) {
-        s = GV_OK;
-        break;
-      }
-      s = gv__make_node(w->a, kind, f->ks, aux, kids, n, &out, &e);
-      if (s == GV_OK) cmemo_put(slot, h, out);
+      s = memo_record(w->g, kind, f->ks, aux, kids, n, &out, &e);
       break;
     }
     case K_DEQUE:
@@ -638,14 +554,7 @@ static int finish(walk *w) {
     default: /* namedtuple, structseq, custom */
       if (w->ct && f->tname == w->ct_name && f->meta == w->ct_meta) {
         /* the type node of the last one (the same as gv_custom would find) */
-        cmemo *slot;
-        uint64_t h = 0;
-        if ((out = cmemo_get(w->g, GV_CUSTOM, w->ct, NULL, kids, n, &slot, &h))) {
-          s = GV_OK;
-          break;
-        }
-        s = gv__make_node(w->a, GV_CUSTOM, w->ct, NULL, kids, n, &out, &e);
-        if (s == GV_OK) cmemo_put(slot, h, out);
+        s = memo_record(w->g, GV_CUSTOM, w->ct, NULL, kids, n, &out, &e);
         break;
       }
       s = gv_custom(w->a, f->tname, NULL, kids, n, f->meta, &out, &e);

@@ -70,6 +70,16 @@ typedef struct GenObject {
   struct gstate *st;
 } GenObject;
 
+/* ---- nodememo.c ---- */
+/* The list or tuple node (kind) of kids[0..n) in g's arena, through g's
+ * small-sequence memo (depth: the walk's, from 1). */
+gv_status memo_seq(GenObject *g, size_t depth, unsigned kind, const gv_node *const *kids, size_t n,
+                   const gv_node **out, gv_error *e);
+/* The record node (a dict kind or custom: kind, meta, aux) of kids[0..n)
+ * (insertion order) in g's arena, through g's record memo. */
+gv_status memo_record(GenObject *g, unsigned kind, const gv_node *meta, const gv_node *aux,
+                      const gv_node *const *kids, size_t n, const gv_node **out, gv_error *e);
+
 /* ---- module state ---- */
 /* A generation's memory limit until set_memory_limit: a budget, not memory
  * taken (an arena grows as it is used); a 1,000,000-deep list (72 bytes a
